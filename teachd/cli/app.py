@@ -1,0 +1,46 @@
+"""What every command shares: settings, the store (opened lazily so that
+``--help`` and pure commands never touch disk), and output in text or JSON."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import cached_property
+from typing import Any, TypeVar
+
+import click
+
+from teachd.config import Settings, settings_from_env
+from teachd.store import SkillStore, open_store
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class App:
+    def __init__(self, settings: Settings | None = None) -> None:
+        self._settings = settings
+
+    @cached_property
+    def settings(self) -> Settings:
+        return self._settings or settings_from_env()
+
+    @cached_property
+    def store(self) -> SkillStore:
+        return open_store(self.settings)
+
+
+pass_app = click.make_pass_decorator(App, ensure=True)
+
+
+def json_option(func: F) -> F:
+    return click.option(
+        "--json", "as_json", is_flag=True, help="Print machine-readable JSON instead of text."
+    )(func)
+
+
+def emit(as_json: bool, data: Any, text: str | Callable[[], str]) -> None:
+    if as_json:
+        click.echo(json.dumps(data, indent=2, sort_keys=True, default=str))
+    else:
+        out = text() if callable(text) else text
+        click.echo(out, nl=not out.endswith("\n"))

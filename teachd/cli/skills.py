@@ -1,0 +1,317 @@
+"""``teachd skills …``: the store, discovery, validation and skill:// reads."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import click
+
+from teachd.cli.app import App, emit, json_option, pass_app
+from teachd.discovery import default_roots, discover
+from teachd.errors import Conflict
+from teachd.exchange import Imported, export_envelope, export_md, read_import_source
+from teachd.skillmd import find_skill_dirs, validate_skill_dir
+from teachd.skillurl import read_skill_url
+from teachd.store.models import Skill, SkillContent
+
+slug_arg = click.argument("slug")
+root_option = click.option(
+    "--root",
+    "roots",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Also look for skills in DIR (<DIR>/<name>/SKILL.md); before the default roots.",
+)
+
+
+@click.group()
+def skills() -> None:
+    """Manage skills: the encrypted store, folders on disk, validation."""
+
+
+def _row(skill: Skill) -> str:
+    state = "enabled " if skill.enabled else "disabled"
+    return f"{skill.slug:<40} v{skill.current_version:<4} {state} {skill.current.name}"
+
+
+@skills.command("list")
+@json_option
+@pass_app
+def list_(app: App, as_json: bool) -> None:
+    """List the owner's skills in the store, enabled or not."""
+    items = app.store.list()
+    emit(
+        as_json,
+        [s.summary() for s in items],
+        lambda: "\n".join(_row(s) for s in items) if items else "no skills yet",
+    )
+
+
+@skills.command()
+@slug_arg
+@json_option
+@pass_app
+def show(app: App, slug: str, as_json: bool) -> None:
+    """Show a skill's details: version, state, approval, files."""
+    skill = app.store.get(slug)
+    c = skill.current
+    data = skill.summary() | {
+        "approval": c.approval.to_dict(),
+        "files": sorted(c.files),
+        "metadata": c.metadata,
+    }
+
+    def text() -> str:
+        gate = ", ".join(sorted(c.approval.gated)) or "none"
+        lines = [
+            f"slug:        {skill.slug}",
+            f"name:        {c.name}",
+            f"description: {c.description}",
+            f"version:     {skill.current_version}",
+            f"enabled:     {'yes' if skill.enabled else 'no'}",
+            f"approval:    {gate}",
+            f"files:       {', '.join(sorted(c.files)) or '-'}",
+        ]
+        return "\n".join(lines)
+
+    emit(as_json, data, text)
+
+
+@skills.command()
+@json_option
+@pass_app
+def manifest(app: App, as_json: bool) -> None:
+    """What a run may load: slug, name and description of each enabled skill."""
+    items = [
+        {"slug": s.slug, "name": s.current.name, "description": s.current.description}
+        for s in app.store.list(enabled_only=True)
+    ]
+    emit(
+        as_json,
+        items,
+        lambda: "\n".join(f"{i['slug']}: {i['description']}" for i in items) or "no enabled skills",
+    )
+
+
+@skills.command()
+@slug_arg
+@json_option
+@pass_app
+def load(app: App, slug: str, as_json: bool) -> None:
+    """Print a skill's instructions, then the files bundled with it."""
+    skill = app.store.load(slug)
+    files = sorted(skill.current.files)
+    data = {
+        "slug": slug,
+        "version": skill.current_version,
+        "instructions": skill.current.instructions,
+        "files": files,
+    }
+    emit(
+        as_json,
+        data,
+        lambda: skill.current.instructions.rstrip("\n")
+        + "\n\nFiles:\n"
+        + ("\n".join(f"  skill://{slug}/{f}" for f in files) or "  (none)"),
+    )
+
+
+@skills.command()
+@click.argument("url")
+@root_option
+@json_option
+@pass_app
+def read(app: App, url: str, roots: tuple[Path, ...], as_json: bool) -> None:
+    """Read skill://NAME (its SKILL.md) or skill://NAME/PATH (a file inside it)."""
+    found = _discover(app, roots).by_name()
+    res = read_skill_url(url, found, app.store)
+    emit(as_json, {"url": res.url, "content_type": res.content_type, "text": res.text}, res.text)
+
+
+def _save(app: App, imported: Imported, slug: str | None = None, note: str = "") -> Skill:
+    """Create or append a version; a plain SKILL.md inherits the approval it replaces."""
+    slug = slug or imported.slug
+    content = imported.content
+    if not app.store.exists(slug):
+        return app.store.create(slug, content, note=note)
+
+    def merged(previous: SkillContent) -> SkillContent:
+        new = content if imported.name_declared else replace(content, name=previous.name)
+        if imported.approval_declared:
+            return new
+        return replace(new, approval=previous.approval.union(content.approval))
+
+    return app.store.update(slug, merged, note=note)
+
+
+@skills.command("import")
+@click.argument("path", type=click.Path(path_type=Path))
+@json_option
+@pass_app
+def import_(app: App, path: Path, as_json: bool) -> None:
+    """Import a skill folder, a SKILL.md, or a JSON envelope as a new skill."""
+    imported = read_import_source(path)
+    if app.store.exists(imported.slug):
+        raise Conflict(
+            f"skill {imported.slug!r} already exists; use `teachd skills update "
+            f"{imported.slug} --from {path}`"
+        )
+    skill = _save(app, imported, note=f"imported from {path.name}")
+    emit(as_json, skill.summary(), f"imported {skill.slug} v{skill.current_version}")
+
+
+@skills.command()
+@slug_arg
+@click.option("--from", "source", required=True, type=click.Path(path_type=Path),
+              help="A SKILL.md, a skill folder or a JSON envelope.")
+@click.option("--note", default="", help="Why this revision was made.")
+@json_option
+@pass_app
+def update(app: App, slug: str, source: Path, note: str, as_json: bool) -> None:
+    """Save a new version of SLUG from a file; the previous one is kept."""
+    app.store.get(slug)
+    imported = read_import_source(source)
+    skill = _save(app, imported, slug=slug, note=note or f"updated from {source.name}")
+    emit(as_json, skill.summary(), f"updated {slug} to v{skill.current_version}")
+
+
+@skills.command()
+@slug_arg
+@click.option("--format", "fmt", type=click.Choice(["md", "json"]), default="md",
+              show_default=True, help="md: a spec-valid SKILL.md; json: everything.")
+@pass_app
+@json_option
+def export(app: App, slug: str, fmt: str, as_json: bool) -> None:
+    """Print a skill as a SKILL.md or a JSON envelope (approval included)."""
+    skill = app.store.get(slug)
+    if fmt == "json" or as_json:
+        envelope = export_envelope(skill)
+        if as_json and fmt == "md":
+            envelope = {"slug": slug, "skill_md": export_md(skill)}
+        click.echo(json.dumps(envelope, indent=2, sort_keys=True))
+    else:
+        click.echo(export_md(skill), nl=False)
+
+
+@skills.command()
+@slug_arg
+@json_option
+@pass_app
+def versions(app: App, slug: str, as_json: bool) -> None:
+    """List every revision of a skill, oldest first."""
+    current = app.store.get(slug).current_version
+    items = [
+        {"version": v.version, "created_at": v.created_at, "note": v.note,
+         "current": v.version == current}
+        for v in app.store.versions(slug)
+    ]
+    emit(
+        as_json,
+        items,
+        lambda: "\n".join(
+            f"{'*' if i['current'] else ' '} v{i['version']:<4} {i['created_at']}  {i['note']}"
+            for i in items
+        ),
+    )
+
+
+@skills.command()
+@slug_arg
+@click.argument("version", type=click.IntRange(min=1))
+@json_option
+@pass_app
+def restore(app: App, slug: str, version: int, as_json: bool) -> None:
+    """Make revision VERSION current again, as a new version."""
+    skill = app.store.restore(slug, version)
+    emit(as_json, skill.summary(),
+         f"restored {slug} v{version} as v{skill.current_version}")
+
+
+def _toggle(name: str, enabled: bool, doc: str) -> None:
+    @skills.command(name, help=doc)
+    @slug_arg
+    @json_option
+    @pass_app
+    def command(app: App, slug: str, as_json: bool) -> None:
+        skill = app.store.set_enabled(slug, enabled)
+        emit(as_json, skill.summary(), f"{name}d {slug}")
+
+
+_toggle("enable", True, "Put a skill back in the manifest so runs can load it.")
+_toggle("disable", False, "Hide a skill from the manifest and refuse to load it; nothing is deleted.")
+
+
+@skills.command()
+@slug_arg
+@json_option
+@pass_app
+def delete(app: App, slug: str, as_json: bool) -> None:
+    """Delete a skill and all its versions (disable keeps them)."""
+    app.store.delete(slug)
+    emit(as_json, {"slug": slug, "deleted": True}, f"deleted {slug}")
+
+
+@skills.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@json_option
+@click.pass_context
+def validate(ctx: click.Context, paths: tuple[Path, ...], as_json: bool) -> int:
+    """Strictly validate skill folders (recursively); exit 1 on any error."""
+    reports = []
+    missing = []
+    for path in paths:
+        dirs = find_skill_dirs(path)
+        if not dirs:
+            missing.append(str(path))
+        reports.extend(validate_skill_dir(d) for d in dirs)
+    failed = bool(missing) or any(not r.ok for r in reports)
+    if as_json:
+        click.echo(json.dumps({"ok": not failed, "skills": [r.as_dict() for r in reports],
+                               "not_found": missing}, indent=2, sort_keys=True))
+    else:
+        for r in reports:
+            click.echo(r.summary())
+            for e in r.errors:
+                click.echo(f"    error: {e}")
+            for w in r.warnings:
+                click.echo(f"    warning: {w}")
+        for m in missing:
+            click.echo(f"ERR no SKILL.md found under {m}")
+    return 1 if failed else 0
+
+
+def _discover(app: App, roots: tuple[Path, ...]):  # type: ignore[no-untyped-def]
+    s = app.settings
+    return discover(
+        default_roots(Path.cwd(), Path.home(), extra=roots, configured=s.skill_dirs),
+        sources=s.sources, include=s.include, ignore=s.ignore,
+    )
+
+
+@skills.command("discover")
+@root_option
+@json_option
+@pass_app
+def discover_(app: App, roots: tuple[Path, ...], as_json: bool) -> None:
+    """List skills found on disk, as the runtime loads them (tolerant)."""
+    found = _discover(app, roots)
+    data = {
+        "skills": [
+            {"name": f.name, "path": str(f.folder), "provider": f.root.provider,
+             "scope": f.root.scope, "description": f.doc.description}
+            for f in found.skills
+        ],
+        "warnings": found.warnings,
+        "excluded": [{"path": str(p), "reason": r} for p, r in found.excluded],
+    }
+    emit(
+        as_json,
+        data,
+        lambda: "\n".join(
+            [f"{f.name:<32} {f.root.provider}/{f.root.scope:<8} {f.folder}" for f in found.skills]
+            + [f"loaded {len(found.skills)} skills"]
+        ),
+    )
+

@@ -1,0 +1,79 @@
+"""Where teachd keeps its state, and the user's settings.
+
+Read once at the CLI edge and passed down; nothing below reads the environment.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+import yaml
+
+from teachd.errors import TeachdError
+
+
+@dataclass(frozen=True)
+class Settings:
+    home: Path
+    owner: str
+    db_url: str | None = None
+    skill_dirs: tuple[Path, ...] = ()
+    sources: Mapping[str, bool] = field(default_factory=dict)
+    include: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    @property
+    def key_path(self) -> Path:
+        return self.home / "key"
+
+    @property
+    def db_path(self) -> Path:
+        return self.home / "teachd.db"
+
+    @property
+    def recordings_dir(self) -> Path:
+        return self.home / "recordings"
+
+
+def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
+    env = os.environ if env is None else env
+    home = Path(env.get("TEACHD_HOME") or platformdirs.user_data_dir("teachd")).expanduser()
+    home.mkdir(parents=True, exist_ok=True, mode=0o700)
+    owner = env.get("TEACHD_OWNER") or _login()
+    conf = _load_config(home / "config.yaml")
+    return Settings(
+        home=home,
+        owner=owner,
+        db_url=env.get("TEACHD_DB_URL") or None,
+        skill_dirs=tuple(Path(p).expanduser() for p in conf.get("skill_dirs", []) or []),
+        sources={str(k): bool(v) for k, v in (conf.get("sources") or {}).items()},
+        include=tuple(str(g) for g in conf.get("include", []) or []),
+        ignore=tuple(str(g) for g in conf.get("ignore", []) or []),
+    )
+
+
+def _login() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no passwd entry in some containers
+        return "owner"
+
+
+def _load_config(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise TeachdError(f"{path} is not valid YAML: {' '.join(str(exc).split())}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise TeachdError(f"{path} must be a YAML mapping")
+    return data

@@ -1,0 +1,119 @@
+"""Finding skills on disk, as the runtime loads them (tolerant).
+
+Roots, in precedence order: any ``--root`` given, then per provider (teachd's
+own first) the project root before the user root, then configured folders.
+One level under each root: ``<root>/<name>/SKILL.md``. The first skill of a
+name wins; the same file reached twice (symlinks) counts once; every shadowed
+skill is reported with both paths. Then source toggles, ``include``, ``ignore``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from teachd.errors import InvalidSkill
+from teachd.skillmd import SkillDoc, parse_skill_md
+
+log = logging.getLogger("teachd.discovery")
+
+PROVIDERS: tuple[tuple[str, str], ...] = (
+    ("teachd", ".teachd/skills"),
+    ("agents", ".agents/skills"),
+    ("claude", ".claude/skills"),
+    ("codex", ".codex/skills"),
+)
+_USER_ONLY = {"codex"}
+
+
+@dataclass(frozen=True)
+class Root:
+    provider: str
+    scope: str  # project | user | custom
+    path: Path
+
+
+@dataclass
+class Found:
+    name: str
+    folder: Path
+    root: Root
+    doc: SkillDoc
+
+
+@dataclass
+class Discovery:
+    skills: list[Found] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    excluded: list[tuple[Path, str]] = field(default_factory=list)
+
+    def by_name(self) -> dict[str, Found]:
+        return {s.name: s for s in self.skills}
+
+
+def default_roots(
+    project: Path,
+    user_home: Path,
+    extra: Sequence[Path] = (),
+    configured: Sequence[Path] = (),
+) -> list[Root]:
+    roots = [Root("custom", "custom", Path(p)) for p in extra]
+    for provider, rel in PROVIDERS:
+        if provider not in _USER_ONLY:
+            roots.append(Root(provider, "project", project / rel))
+        roots.append(Root(provider, "user", user_home / rel))
+    roots.extend(Root("custom", "custom", Path(p)) for p in configured)
+    return roots
+
+
+def discover(
+    roots: Iterable[Root],
+    sources: Mapping[str, bool] | None = None,
+    include: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+) -> Discovery:
+    sources = sources or {}
+    result = Discovery()
+    winners: dict[str, Found] = {}
+    seen_real: set[Path] = set()
+    for root in roots:
+        if not sources.get(root.provider, True) or not root.path.is_dir():
+            continue
+        for folder in sorted(p for p in root.path.iterdir() if p.is_dir()):
+            skill_md = folder / "SKILL.md"
+            if not skill_md.is_file():
+                continue
+            real = skill_md.resolve()
+            if real in seen_real:
+                continue
+            seen_real.add(real)
+            try:
+                doc = parse_skill_md(skill_md.read_text(encoding="utf-8"), folder.name)
+            except (InvalidSkill, OSError, UnicodeDecodeError) as exc:
+                result.excluded.append((skill_md, str(exc)))
+                result.warnings.append(f"skipped {skill_md}: {exc}")
+                log.warning("skipped %s: %s", skill_md, exc)
+                continue
+            for w in doc.warnings:
+                result.warnings.append(f"{skill_md}: {w}")
+                log.warning("%s: %s", skill_md, w)
+            if doc.name in winners:
+                msg = (
+                    f"collision: {doc.name!r} at {skill_md} is shadowed by "
+                    f"{winners[doc.name].folder / 'SKILL.md'}"
+                )
+                result.warnings.append(msg)
+                log.warning(msg)
+                continue
+            winners[doc.name] = Found(doc.name, folder, root, doc)
+    for found in winners.values():
+        if include and not any(fnmatch.fnmatchcase(found.name, g) for g in include):
+            continue
+        if any(fnmatch.fnmatchcase(found.name, g) for g in ignore):
+            continue
+        result.skills.append(found)
+    log.info("loaded %d skills", len(result.skills))
+    return result

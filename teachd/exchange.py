@@ -1,0 +1,167 @@
+"""Import and export of skills: a folder, a SKILL.md (also the older exchange
+form with top-level display ``name`` and ``slug``), or a JSON envelope.
+
+Reading is pure over text + a file map; only ``read_import_source`` touches disk.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from teachd.approval import Approval
+from teachd.errors import InvalidSkill, LimitExceeded, NotFound
+from teachd.paths import resolve_inside
+from teachd.skillmd import parse_skill_md, render_skill_md
+from teachd.skillmd.fields import name_problems
+from teachd.skillmd.validate import SKIP_DIRS
+from teachd.store.limits import MAX_FILE_BYTES, MAX_FILES, as_text
+from teachd.store.models import Skill, SkillContent
+
+ENVELOPE_FORMAT = "teachd-skill"
+ENVELOPE_VERSION = 1
+# Frontmatter fields kept per version besides name and description.
+_KEPT_FIELDS = ("license", "compatibility", "allowed-tools")
+
+
+@dataclass
+class Imported:
+    slug: str
+    content: SkillContent
+    approval_declared: bool  # False: a plain SKILL.md, the approval is inherited
+    name_declared: bool = True  # False: no display name given, keep the previous one
+
+
+def read_import_source(path: Path) -> Imported:
+    if not path.exists():
+        raise NotFound(f"{path} does not exist")
+    if path.is_dir():
+        skill_md = path / "SKILL.md"
+        if not skill_md.is_file():
+            raise InvalidSkill(f"{path} has no SKILL.md")
+        return from_skill_md(_read_text(skill_md), path.name, _read_folder(path))
+    if path.suffix.lower() == ".json":
+        return from_envelope(_read_text(path))
+    return from_skill_md(_read_text(path), None, {})
+
+
+def from_skill_md(text: str, folder_name: str | None, files: dict[str, str]) -> Imported:
+    doc = parse_skill_md(text, folder_name)
+    fm = doc.frontmatter
+    metadata = dict(doc.metadata)
+    if fm.get("slug"):  # older exchange form: name is the display name
+        slug = str(fm["slug"]).strip()
+        display = str(fm.get("name") or slug)
+        metadata.pop("slug", None)
+    else:
+        slug = doc.name
+        display = str(metadata.get("display-name") or "")
+    metadata.pop("display-name", None)
+    _check_slug(slug)
+    stored_meta: dict[str, Any] = {k: fm[k] for k in _KEPT_FIELDS if fm.get(k) is not None}
+    if metadata:
+        stored_meta["metadata"] = metadata
+    declared = Approval.from_metadata(metadata.get("teachd-approval"))
+    content = SkillContent(
+        name=display or slug,
+        description=doc.description,
+        instructions=doc.body,
+        files=files,
+        approval=declared,
+        metadata=stored_meta,
+    )
+    return Imported(slug, content, approval_declared=False, name_declared=bool(display))
+
+
+def from_envelope(text: str) -> Imported:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidSkill(f"not a JSON envelope: {exc.msg} at line {exc.lineno}") from None
+    if not isinstance(data, dict) or data.get("format") != ENVELOPE_FORMAT:
+        raise InvalidSkill(f"not a {ENVELOPE_FORMAT} JSON envelope")
+    for key in ("slug", "description", "instructions"):
+        if not isinstance(data.get(key), str):
+            raise InvalidSkill(f"envelope field {key!r} must be a string")
+    files = data.get("files") or {}
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+        raise InvalidSkill("envelope files must map paths to text")
+    metadata = data.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise InvalidSkill("envelope metadata must be an object")
+    slug = data["slug"]
+    _check_slug(slug)
+    content = SkillContent(
+        name=str(data.get("name") or slug),
+        description=data["description"],
+        instructions=data["instructions"],
+        files=dict(files),
+        approval=Approval.from_dict(data.get("approval")),
+        metadata=metadata,
+    )
+    return Imported(slug=slug, content=content, approval_declared=True)
+
+
+def frontmatter_fields(slug: str, content: SkillContent) -> dict[str, Any]:
+    fields: dict[str, Any] = {"name": slug, "description": content.description}
+    for key in _KEPT_FIELDS:
+        if content.metadata.get(key) is not None:
+            fields[key] = content.metadata[key]
+    meta = dict(content.metadata.get("metadata") or {})
+    if content.name and content.name != slug:
+        meta["display-name"] = content.name
+    if meta:
+        fields["metadata"] = dict(sorted(meta.items()))
+    return fields
+
+
+def export_md(skill: Skill) -> str:
+    return render_skill_md(frontmatter_fields(skill.slug, skill.current), skill.current.instructions)
+
+
+def export_envelope(skill: Skill) -> dict[str, Any]:
+    c = skill.current
+    return {
+        "format": ENVELOPE_FORMAT,
+        "format_version": ENVELOPE_VERSION,
+        "slug": skill.slug,
+        "name": c.name,
+        "description": c.description,
+        "instructions": c.instructions,
+        "files": dict(sorted(c.files.items())),
+        "approval": c.approval.to_dict(),
+        "metadata": c.metadata,
+        "enabled": skill.enabled,
+        "version": skill.current_version,
+    }
+
+
+def _check_slug(slug: str) -> None:
+    problems = name_problems(slug)
+    if problems:
+        raise InvalidSkill(f"bad skill name {slug!r}: {problems[0]}")
+
+
+def _read_text(path: Path) -> str:
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise LimitExceeded(f"{path} is {size} bytes, over the {MAX_FILE_BYTES}-byte limit")
+    return as_text(str(path), path.read_bytes())
+
+
+def _read_folder(folder: Path) -> dict[str, str]:
+    """Every file of a skill folder but SKILL.md; symlinks must stay inside."""
+    files: dict[str, str] = {}
+    for p in sorted(folder.rglob("*")):
+        rel = p.relative_to(folder).as_posix()
+        if set(p.relative_to(folder).parts) & SKIP_DIRS or rel == "SKILL.md":
+            continue
+        real = resolve_inside(folder, rel)
+        if not real.is_file():
+            continue
+        if len(files) + 1 >= MAX_FILES:
+            raise LimitExceeded(f"{folder} has more than {MAX_FILES} files")
+        files[rel] = _read_text(real)
+    return files

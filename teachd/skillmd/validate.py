@@ -1,0 +1,193 @@
+"""Strict validation, as CI runs it (``teachd skills validate``).
+
+Stricter than loading: anything the tolerant parser would only warn about that
+the spec forbids is an error here, and so is a cited resource that is missing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from teachd.errors import InvalidSkill
+from teachd.skillmd.fields import (
+    BODY_LINES_WARN,
+    BODY_TOKENS_WARN,
+    COMPATIBILITY_MAX,
+    DESCRIPTION_MAX,
+    SPEC_FIELDS,
+    estimate_tokens,
+    name_problems,
+)
+from teachd.skillmd.parse import split_frontmatter
+
+SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__"})
+MAX_DEPTH = 6
+_CITED = re.compile(r"(?<![\w/.-])((?:scripts|references|assets)/[A-Za-z0-9_./-]*[A-Za-z0-9_-])")
+
+
+@dataclass
+class ValidationReport:
+    path: Path
+    name: str = ""
+    version: str = "-"
+    body_lines: int = 0
+    resources: int = 0
+    description_chars: int = 0
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def summary(self) -> str:
+        if self.ok:
+            return (
+                f"OK  {self.name}  v{self.version}  body {self.body_lines} lines, "
+                f"{self.resources} resources, description {self.description_chars} chars"
+            )
+        return f"ERR {self.name or self.path.name}  {self.path}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "path": str(self.path),
+            "name": self.name,
+            "version": self.version,
+            "ok": self.ok,
+            "body_lines": self.body_lines,
+            "resources": self.resources,
+            "description_chars": self.description_chars,
+            "errors": self.errors,
+            "warnings": self.warnings,
+        }
+
+
+def find_skill_dirs(path: Path, max_depth: int = MAX_DEPTH) -> list[Path]:
+    """Every folder holding a SKILL.md at or under ``path``, in sorted order."""
+    if path.is_file():
+        return [path.parent] if path.name == "SKILL.md" else []
+    found: list[Path] = []
+
+    def walk(folder: Path, depth: int) -> None:
+        if (folder / "SKILL.md").is_file():
+            found.append(folder)
+        if depth >= max_depth:
+            return
+        try:
+            children = sorted(p for p in folder.iterdir() if p.is_dir())
+        except OSError:
+            return
+        for child in children:
+            if child.name not in SKIP_DIRS and not child.is_symlink():
+                walk(child, depth + 1)
+
+    if path.is_dir():
+        walk(path, 0)
+    return found
+
+
+def validate_skill_dir(folder: Path) -> ValidationReport:
+    report = ValidationReport(path=folder)
+    skill_md = folder / "SKILL.md"
+    try:
+        text = skill_md.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        report.errors.append("missing SKILL.md")
+        return report
+    except (OSError, UnicodeDecodeError) as exc:
+        report.errors.append(f"SKILL.md is unreadable: {exc}")
+        return report
+    try:
+        fm_text, body = split_frontmatter(text)
+    except InvalidSkill as exc:
+        report.errors.append(str(exc))
+        return report
+    fm = _strict_yaml(fm_text, report)
+    if fm is None:
+        return report
+
+    for key in sorted(set(fm) - set(SPEC_FIELDS)):
+        report.errors.append(f"unknown top-level key {key!r} (put it under metadata)")
+
+    name = fm.get("name")
+    report.name = str(name) if name is not None else ""
+    report.errors.extend(name_problems(name))
+    if isinstance(name, str) and name != folder.name:
+        report.errors.append(f"name {name!r} must equal its folder name {folder.name!r}")
+
+    desc = fm.get("description")
+    if not isinstance(desc, str) or not desc.strip():
+        report.errors.append("description must be a non-empty string")
+    else:
+        report.description_chars = len(desc)
+        if len(desc) > DESCRIPTION_MAX:
+            report.errors.append(f"description is {len(desc)} chars, over {DESCRIPTION_MAX}")
+
+    compat = fm.get("compatibility")
+    if compat is not None and (not isinstance(compat, str) or len(compat) > COMPATIBILITY_MAX):
+        report.errors.append(f"compatibility must be a string of at most {COMPATIBILITY_MAX} chars")
+
+    meta = fm.get("metadata")
+    if meta is not None:
+        if not isinstance(meta, dict):
+            report.errors.append("metadata must be a map of strings to strings")
+        else:
+            for key, value in meta.items():
+                if not isinstance(value, str):
+                    report.errors.append(f"metadata {key!r} must be a string")
+            report.version = str(meta.get("version", "-")) if isinstance(meta, dict) else "-"
+
+    body_lines = body.strip("\n").splitlines()
+    report.body_lines = len(body_lines)
+    if report.body_lines > BODY_LINES_WARN:
+        report.warnings.append(f"body is {report.body_lines} lines, over {BODY_LINES_WARN}")
+    tokens = estimate_tokens(body)
+    if tokens > BODY_TOKENS_WARN:
+        report.warnings.append(f"body is about {tokens} tokens, over {BODY_TOKENS_WARN}")
+
+    for cited in sorted(set(_CITED.findall(body))):
+        target = folder / cited
+        if ".." in Path(cited).parts or not target.exists():
+            report.errors.append(f"cites {cited} which does not exist")
+
+    report.resources = sum(
+        1
+        for p in folder.rglob("*")
+        if p.is_file() and p.name != "SKILL.md" and not (set(p.parts) & SKIP_DIRS)
+    )
+    return report
+
+
+def _strict_yaml(fm_text: str, report: ValidationReport) -> dict | None:
+    try:
+        root = yaml.compose(fm_text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(fm_text)
+    except yaml.YAMLError as exc:
+        report.errors.append(f"frontmatter YAML is invalid: {' '.join(str(exc).split())}")
+        return None
+    if not isinstance(data, dict):
+        report.errors.append("frontmatter must be a YAML mapping")
+        return None
+    for node in _nodes(root):
+        if getattr(node, "flow_style", False):
+            line = node.start_mark.line + 2
+            report.errors.append(f"flow-style YAML at SKILL.md line {line}; use block style")
+    return {str(k): v for k, v in data.items()}
+
+
+def _nodes(node: yaml.Node | None) -> Iterator[yaml.Node]:
+    if node is None:
+        return
+    yield node
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            yield from _nodes(k)
+            yield from _nodes(v)
+    elif isinstance(node, yaml.SequenceNode):
+        for v in node.value:
+            yield from _nodes(v)

@@ -1,0 +1,44 @@
+"""The versioned, encrypted skill store.
+
+``open_store(settings)`` picks the backend (SQLite in ``TEACHD_HOME``, or
+PostgreSQL from ``TEACHD_DB_URL``), checks the key and applies migrations.
+"""
+
+from __future__ import annotations
+
+from teachd.config import Settings
+from teachd.errors import KeyProblem, TeachdError
+from teachd.store.crypto import Cipher, create_key, read_key
+from teachd.store.db import Database, SQLiteDatabase
+from teachd.store.migrations import MIGRATIONS
+from teachd.store.models import Skill, SkillContent, SkillVersion
+from teachd.store.skills import SkillStore
+
+__all__ = ["Skill", "SkillContent", "SkillStore", "SkillVersion", "open_database", "open_store"]
+
+
+def open_database(settings: Settings) -> Database:
+    if settings.db_url:
+        if not settings.db_url.startswith(("postgresql://", "postgres://")):
+            raise TeachdError("TEACHD_DB_URL must be a postgresql:// URL")
+        raise TeachdError("the PostgreSQL backend is not available in this build yet")
+    return SQLiteDatabase(settings.db_path)
+
+
+def _key_for(settings: Settings, store_exists: bool) -> bytes:
+    if settings.key_path.exists():
+        return read_key(settings.key_path)
+    if store_exists:
+        raise KeyProblem(
+            f"key file {settings.key_path} is missing but the store exists; "
+            "refusing to create a new key (restore the old key file)"
+        )
+    return create_key(settings.key_path)
+
+
+def open_store(settings: Settings) -> SkillStore:
+    store_exists = bool(settings.db_url) or settings.db_path.exists()
+    key = _key_for(settings, store_exists)
+    db = open_database(settings)
+    db.migrate(MIGRATIONS)
+    return SkillStore(db, Cipher(key), settings.owner)

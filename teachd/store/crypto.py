@@ -1,0 +1,74 @@
+"""AES-GCM at rest. Each ciphertext is bound to (owner, slug, version, field)
+as associated data, so a value cannot be moved to another row or field.
+
+The key lives in ``TEACHD_HOME/key`` (0600). A missing key for an existing
+store, a wrong key, or a key readable by others all fail closed.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from teachd.errors import KeyProblem
+
+KEY_BYTES = 32
+NONCE_BYTES = 12
+
+
+def read_key(path: Path) -> bytes:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise KeyProblem(f"key file {path} is missing") from None
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        raise KeyProblem(
+            f"key file {path} is readable by others (mode {stat.S_IMODE(st.st_mode):o}); "
+            f"run: chmod 600 {path}"
+        )
+    key = path.read_bytes()
+    if len(key) != KEY_BYTES:
+        raise KeyProblem(f"key file {path} is not a {KEY_BYTES}-byte key")
+    return key
+
+
+def create_key(path: Path) -> bytes:
+    """Write a fresh key with mode 0600 from the first byte (never world-readable)."""
+    key = AESGCM.generate_key(bit_length=KEY_BYTES * 8)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(fd, key)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return key
+
+
+class Cipher:
+    def __init__(self, key: bytes) -> None:
+        self._aead = AESGCM(key)
+
+    @staticmethod
+    def _ad(owner: str, slug: str, version: int, field: str) -> bytes:
+        return "\x1f".join((owner, slug, str(version), field)).encode()
+
+    def seal(self, owner: str, slug: str, version: int, field: str, text: str) -> bytes:
+        nonce = os.urandom(NONCE_BYTES)
+        ad = self._ad(owner, slug, version, field)
+        return nonce + self._aead.encrypt(nonce, text.encode("utf-8"), ad)
+
+    def open(self, owner: str, slug: str, version: int, field: str, blob: bytes) -> str:
+        blob = bytes(blob)
+        try:
+            plain = self._aead.decrypt(
+                blob[:NONCE_BYTES], blob[NONCE_BYTES:], self._ad(owner, slug, version, field)
+            )
+        except InvalidTag:
+            raise KeyProblem(
+                f"cannot decrypt {field} of {slug} v{version}: wrong key or tampered row"
+            ) from None
+        return plain.decode("utf-8")

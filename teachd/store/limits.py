@@ -1,0 +1,50 @@
+"""Per-skill limits (DESIGN §3.4): 32 files, 200 KB each, 1 MB in all, text
+only, relative paths that stay inside the skill."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from teachd.errors import LimitExceeded
+from teachd.paths import check_relpath
+
+MAX_FILES = 32
+MAX_FILE_BYTES = 200 * 1024
+MAX_TOTAL_BYTES = 1024 * 1024
+
+
+def as_text(path: str, data: bytes | str) -> str:
+    """Decode a file's bytes as UTF-8 text or refuse it as binary."""
+    if isinstance(data, str):
+        text = data
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise LimitExceeded(f"{path} is a binary file; skills hold text only") from None
+    if "\x00" in text:
+        raise LimitExceeded(f"{path} is a binary file; skills hold text only")
+    return text
+
+
+def check_files(instructions: str, files: Mapping[str, bytes | str]) -> dict[str, str]:
+    """Validated files, keyed by normalized relative path, in sorted order."""
+    if len(files) + 1 > MAX_FILES:
+        raise LimitExceeded(f"{len(files) + 1} files, over the limit of {MAX_FILES}")
+    clean: dict[str, str] = {}
+    total = len(instructions.encode("utf-8"))
+    for raw_path in sorted(files):
+        path = check_relpath(raw_path)
+        if path == "SKILL.md":
+            continue
+        text = as_text(path, files[raw_path])
+        size = len(text.encode("utf-8"))
+        if size > MAX_FILE_BYTES:
+            raise LimitExceeded(f"{path} is {size} bytes, over the {MAX_FILE_BYTES}-byte limit")
+        total += size
+        clean[path] = text
+    if len(instructions.encode("utf-8")) > MAX_FILE_BYTES:
+        raise LimitExceeded(f"SKILL.md is over the {MAX_FILE_BYTES}-byte limit")
+    if total > MAX_TOTAL_BYTES:
+        raise LimitExceeded(f"the skill is {total} bytes, over the {MAX_TOTAL_BYTES}-byte limit")
+    return clean

@@ -1,0 +1,41 @@
+"""Named schema migrations, applied once each and recorded in ``migrations``.
+
+Portable SQL (SQLite and PostgreSQL): BLOB is mapped to BYTEA by the
+PostgreSQL backend. Append new migrations; never edit an applied one.
+"""
+
+MIGRATIONS: list[tuple[str, str]] = [
+    (
+        "0001_skills",
+        """
+        CREATE TABLE skills (
+            owner TEXT NOT NULL,
+            slug TEXT NOT NULL,
+            enabled INTEGER NOT NULL DEFAULT 1,
+            current_version INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (owner, slug)
+        );
+        CREATE TABLE skill_versions (
+            owner TEXT NOT NULL,
+            slug TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            name BLOB NOT NULL,
+            description BLOB NOT NULL,
+            instructions BLOB NOT NULL,
+            files BLOB NOT NULL,
+            approval BLOB NOT NULL,
+            metadata BLOB NOT NULL,
+            note BLOB NOT NULL,
+            PRIMARY KEY (owner, slug, version),
+            FOREIGN KEY (owner, slug) REFERENCES skills (owner, slug) ON DELETE CASCADE
+        );
+        CREATE TABLE keycheck (
+            id INTEGER PRIMARY KEY,
+            blob BLOB NOT NULL
+        )
+        """,
+    ),
+]

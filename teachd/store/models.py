@@ -1,0 +1,54 @@
+"""What the store holds, as plain data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from teachd.approval import Approval
+
+
+@dataclass
+class SkillContent:
+    """One revision's content: everything that is encrypted at rest."""
+
+    name: str
+    description: str
+    instructions: str
+    files: dict[str, str] = field(default_factory=dict)
+    approval: Approval = field(default_factory=Approval)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class SkillVersion:
+    slug: str
+    version: int
+    created_at: str
+    note: str
+    content: SkillContent
+
+
+@dataclass
+class Skill:
+    slug: str
+    owner: str
+    enabled: bool
+    current_version: int
+    created_at: str
+    updated_at: str
+    current: SkillContent
+
+    @property
+    def is_taught(self) -> bool:
+        return self.slug.startswith("taught-")
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "slug": self.slug,
+            "name": self.current.name,
+            "description": self.current.description,
+            "version": self.current_version,
+            "enabled": self.enabled,
+            "owner": self.owner,
+        }

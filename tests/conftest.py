@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from teachd.config import Settings
+from teachd.store import SkillStore, open_store
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    h = tmp_path / "teachd-home"
+    h.mkdir(mode=0o700)
+    return h
+
+
+@pytest.fixture
+def env(home: Path, tmp_path: Path) -> dict[str, str]:
+    user_home = tmp_path / "user"
+    user_home.mkdir()
+    e = {k: v for k, v in os.environ.items() if not k.startswith("TEACHD_")}
+    e.update(TEACHD_HOME=str(home), HOME=str(user_home), TEACHD_OWNER="alice", PYTHONUTF8="1")
+    return e
+
+
+@pytest.fixture
+def cli(env: dict[str, str], tmp_path: Path) -> Callable[..., Result]:
+    """The real command line, in a subprocess, as a user runs it."""
+
+    def run(*args: str, input: str | None = None, cwd: Path | None = None, **extra: str) -> Result:
+        p = subprocess.run(
+            [sys.executable, "-m", "teachd", *args],
+            capture_output=True,
+            text=True,
+            input=input,
+            env=env | extra,
+            cwd=cwd or tmp_path,
+            timeout=120,
+        )
+        return Result(p.returncode, p.stdout, p.stderr)
+
+    return run
+
+
+@pytest.fixture
+def settings(home: Path) -> Settings:
+    return Settings(home=home, owner="alice")
+
+
+@pytest.fixture
+def store(settings: Settings) -> SkillStore:
+    return open_store(settings)
+
+
+def write_skill(root: Path, name: str, description: str = "Does a thing.", body: str = "# Body\n",
+                extra: str = "", files: dict[str, str] | None = None) -> Path:
+    folder = root / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: {description}\n{extra}---\n\n{body}", encoding="utf-8"
+    )
+    for rel, text in (files or {}).items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text, encoding="utf-8")
+    return folder
+
+
+def all_bytes_under(path: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file())

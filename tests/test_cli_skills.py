@@ -1,0 +1,190 @@
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import click
+import pytest
+
+from teachd.cli import cli as root_group
+from tests.conftest import ROOT, all_bytes_under, write_skill
+
+
+def _commands(group: click.Group, prefix: tuple[str, ...] = ()):
+    for name, cmd in sorted(group.commands.items()):
+        path = (*prefix, name)
+        yield path, cmd
+        if isinstance(cmd, click.Group):
+            yield from _commands(cmd, path)
+
+
+def test_every_command_has_help_json_and_appears_in_readme() -> None:
+    readme = (ROOT / "README.md").read_text()
+    for path, cmd in _commands(root_group):
+        assert cmd.help, f"teachd {' '.join(path)} has no help"
+        if not isinstance(cmd, click.Group):
+            opts = {o for p in cmd.params for o in getattr(p, "opts", [])}
+            assert "--json" in opts, f"teachd {' '.join(path)} lacks --json"
+            assert f"teachd {' '.join(path)}" in readme, f"README lacks teachd {' '.join(path)}"
+
+
+@pytest.fixture
+def skill_dir(tmp_path: Path) -> Path:
+    return write_skill(tmp_path / "src", "receipts", "Use when: the user sends receipts",
+                       body="# Receipts\nRead references/how.md.\n",
+                       files={"references/how.md": "How to file."})
+
+
+def test_import_list_show_load_export_roundtrip(cli, skill_dir: Path, tmp_path: Path) -> None:
+    r = cli("skills", "import", str(skill_dir), "--json")
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["slug"] == "receipts"
+    listed = json.loads(cli("skills", "list", "--json").out)
+    assert [s["slug"] for s in listed] == ["receipts"]
+    load = cli("skills", "load", "receipts")
+    assert load.out.startswith("# Receipts") and "skill://receipts/references/how.md" in load.out
+    exported = cli("skills", "export", "receipts").out
+    out = tmp_path / "exp" / "receipts"
+    out.mkdir(parents=True)
+    (out / "SKILL.md").write_text(exported)
+    (out / "references").mkdir()
+    (out / "references/how.md").write_text("How to file.")
+    v = cli("skills", "validate", str(out))
+    assert v.code == 0, v.out
+    assert v.out.startswith("OK  receipts")
+    env = json.loads(cli("skills", "export", "receipts", "--format", "json").out)
+    assert env["files"] == {"references/how.md": "How to file."}
+    assert env["approval"] == {"always_ask": False, "tools": []}
+
+
+def test_json_envelope_carries_approval_and_plain_md_inherits_it(cli, tmp_path: Path) -> None:
+    envelope = {
+        "format": "teachd-skill", "slug": "gated", "name": "Gated Skill",
+        "description": "Needs approval.", "instructions": "# Gated\n",
+        "files": {}, "approval": {"always_ask": True, "tools": ["computer_act"]},
+    }
+    (tmp_path / "gated.json").write_text(json.dumps(envelope))
+    assert cli("skills", "import", str(tmp_path / "gated.json")).code == 0
+    shown = json.loads(cli("skills", "show", "gated", "--json").out)
+    assert shown["approval"] == {"always_ask": True, "tools": ["computer_act"]}
+    assert shown["name"] == "Gated Skill"
+    plain = write_skill(tmp_path / "p", "gated", "Changed text, no approval declared.",
+                        extra="allowed-tools: computer_act run_command\n")
+    r = cli("skills", "update", "gated", "--from", str(plain / "SKILL.md"))
+    assert r.code == 0, r.err
+    shown = json.loads(cli("skills", "show", "gated", "--json").out)
+    assert shown["version"] == 2
+    assert shown["approval"] == {"always_ask": True, "tools": ["computer_act"]}
+    md = cli("skills", "export", "gated").out
+    assert "display-name: Gated Skill" in md and "name: gated" in md
+
+
+def test_older_exchange_form_with_slug_and_display_name(cli, tmp_path: Path) -> None:
+    f = tmp_path / "old.md"
+    f.write_text("---\nname: Pay The Rent\nslug: pay-rent\ndescription: Pays rent.\n---\n# Rent\n")
+    assert cli("skills", "import", str(f)).code == 0
+    shown = json.loads(cli("skills", "show", "pay-rent", "--json").out)
+    assert (shown["slug"], shown["name"]) == ("pay-rent", "Pay The Rent")
+
+
+def test_versions_restore_disable_enable_delete(cli, skill_dir: Path) -> None:
+    cli("skills", "import", str(skill_dir))
+    cli("skills", "update", "receipts", "--from", str(skill_dir), "--note", "second")
+    vs = json.loads(cli("skills", "versions", "receipts", "--json").out)
+    assert [(v["version"], v["current"]) for v in vs] == [(1, False), (2, True)]
+    assert vs[1]["note"] == "second"
+    assert json.loads(cli("skills", "restore", "receipts", "1", "--json").out)["version"] == 3
+    assert cli("skills", "disable", "receipts").code == 0
+    assert json.loads(cli("skills", "manifest", "--json").out) == []
+    r = cli("skills", "load", "receipts")
+    assert r.code != 0 and "disabled" in r.err
+    cli("skills", "enable", "receipts")
+    manifest = json.loads(cli("skills", "manifest", "--json").out)
+    assert manifest == [{"slug": "receipts", "name": "receipts",
+                         "description": "Use when: the user sends receipts"}]
+    assert cli("skills", "delete", "receipts").code == 0
+    assert json.loads(cli("skills", "list", "--json").out) == []
+
+
+def _one_line_error(r) -> None:
+    assert r.code != 0
+    lines = [ln for ln in r.err.splitlines() if ln.strip()]
+    assert len(lines) == 1, r.err
+    assert "Traceback" not in r.err
+    assert lines[0].startswith(("teachd: error:", "Error:")), lines[0]
+
+
+def test_bad_input_gives_one_line_and_leaves_store_unchanged(cli, skill_dir, tmp_path, home) -> None:
+    assert cli("skills", "import", str(skill_dir)).code == 0
+    before = json.loads(cli("skills", "export", "receipts", "--format", "json").out)
+    bad = tmp_path / "bad"
+    write_skill(bad, "big", files={"references/huge.md": "x" * 300_000})
+    write_skill(bad, "binary", files={"assets/logo.png": ""})
+    (bad / "binary/assets/logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    (bad / "malformed").mkdir()
+    (bad / "malformed/SKILL.md").write_text("no frontmatter here\n")
+    (bad / "env.json").write_text("{not json")
+    cases = [
+        ("skills", "show", "nope"),
+        ("skills", "load", "nope"),
+        ("skills", "restore", "receipts", "7"),
+        ("skills", "import", str(bad / "big")),
+        ("skills", "import", str(bad / "binary")),
+        ("skills", "import", str(bad / "malformed")),
+        ("skills", "import", str(bad / "env.json")),
+        ("skills", "import", str(tmp_path / "missing")),
+        ("skills", "import", str(skill_dir)),  # already exists
+        ("skills", "update", "receipts", "--from", str(bad / "big")),
+        ("skills", "update", "receipts", "--from", str(bad / "binary")),
+        ("skills", "read", "skill://receipts/../../key"),
+        ("skills", "read", "http://example.com/x"),
+        ("skills", "export", "receipts", "--format", "xml"),
+    ]
+    for args in cases:
+        _one_line_error(cli(*args))
+    after = json.loads(cli("skills", "export", "receipts", "--format", "json").out)
+    assert after == before
+    assert [s["slug"] for s in json.loads(cli("skills", "list", "--json").out)] == ["receipts"]
+
+
+def test_wrong_key_is_one_line_error(cli, skill_dir, home: Path) -> None:
+    cli("skills", "import", str(skill_dir))
+    (home / "key").write_bytes(b"k" * 32)
+    r = cli("skills", "list")
+    _one_line_error(r)
+    assert "wrong key" in r.err
+    (home / "key").chmod(0o644)
+    assert "chmod 600" in cli("skills", "list").err
+
+
+def test_validate_exit_codes_and_lines(cli, tmp_path: Path) -> None:
+    good = write_skill(tmp_path / "v", "good", "Fine.")
+    write_skill(tmp_path / "v", "bad", "Fine.", extra="globs: x\n")
+    r = cli("skills", "validate", str(tmp_path / "v"))
+    assert r.code == 1
+    assert re.search(r"^OK  good  v-  body 1 lines, 0 resources, description 5 chars$", r.out, re.M)
+    assert "unknown top-level key 'globs'" in r.out
+    assert cli("skills", "validate", str(good)).code == 0
+    assert cli("skills", "validate", str(tmp_path / "empty-nothing")).code == 1
+
+
+def test_discover_and_read_from_project_root(cli, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    write_skill(project / ".agents/skills", "local", "Local skill.", files={"a.txt": "A"})
+    r = cli("skills", "discover", "--json", cwd=project)
+    data = json.loads(r.out)
+    assert [s["name"] for s in data["skills"]] == ["local"]
+    assert data["skills"][0]["scope"] == "project"
+    r = cli("skills", "read", "skill://local/a.txt", "--json", cwd=project)
+    assert json.loads(r.out) == {"url": "skill://local/a.txt", "content_type": "text/plain",
+                                 "text": "A"}
+
+
+def test_store_skill_readable_by_url_and_db_has_no_clear_text(cli, skill_dir, home) -> None:
+    cli("skills", "import", str(skill_dir))
+    r = cli("skills", "read", "skill://receipts/references/how.md")
+    assert r.out.strip() == "How to file."
+    raw = all_bytes_under(home)
+    for text in (b"How to file.", b"the user sends receipts", b"# Receipts"):
+        assert text not in raw

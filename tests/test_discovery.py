@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import pytest
+
+from teachd.discovery import default_roots, discover
+from teachd.errors import NotFound, UnsafePath
+from teachd.skillurl import parse_skill_url, read_skill_url
+from tests.conftest import write_skill
+
+
+@pytest.fixture
+def layout(tmp_path: Path) -> tuple[Path, Path]:
+    project, user = tmp_path / "project", tmp_path / "user"
+    write_skill(project / ".teachd/skills", "shared", "project teachd copy")
+    write_skill(user / ".teachd/skills", "shared", "user teachd copy")
+    write_skill(project / ".claude/skills", "shared", "project claude copy")
+    write_skill(user / ".agents/skills", "agents-only", "from agents")
+    write_skill(user / ".codex/skills", "codex-only", "from codex")
+    write_skill(project / ".claude/skills", "claude-only", "from claude")
+    return project, user
+
+
+def test_precedence_teachd_first_project_before_user(layout, caplog) -> None:
+    project, user = layout
+    with caplog.at_level(logging.INFO, logger="teachd.discovery"):
+        found = discover(default_roots(project, user))
+    by = found.by_name()
+    assert sorted(by) == ["agents-only", "claude-only", "codex-only", "shared"]
+    assert by["shared"].doc.description == "project teachd copy"
+    collisions = [w for w in found.warnings if w.startswith("collision")]
+    assert len(collisions) == 2
+    assert all(str(project / ".teachd/skills/shared/SKILL.md") in w for w in collisions)
+    assert any(str(user / ".teachd/skills/shared/SKILL.md") in w for w in collisions)
+    assert "loaded 4 skills" in caplog.text
+
+
+def test_symlinked_identical_skill_counts_once(tmp_path: Path) -> None:
+    a = tmp_path / "a"
+    write_skill(a, "linked")
+    b = tmp_path / "b"
+    b.mkdir()
+    os.symlink(a / "linked", b / "linked")
+    found = discover(default_roots(tmp_path / "p", tmp_path / "u", extra=[a, b]))
+    assert [s.name for s in found.skills] == ["linked"]
+    assert not [w for w in found.warnings if "collision" in w]
+
+
+def test_source_toggle_then_include_then_ignore(layout) -> None:
+    project, user = layout
+    roots = default_roots(project, user)
+    off = discover(roots, sources={"claude": False})
+    assert "claude-only" not in off.by_name()
+    inc = discover(roots, include=["*-only"], ignore=["codex-*"])
+    assert sorted(inc.by_name()) == ["agents-only", "claude-only"]
+
+
+def test_root_option_takes_precedence_and_bad_skill_is_excluded(layout, tmp_path) -> None:
+    project, user = layout
+    extra = tmp_path / "extra"
+    write_skill(extra, "shared", "from --root")
+    (extra / "broken").mkdir()
+    (extra / "broken" / "SKILL.md").write_text("---\nname: broken\n---\nno description\n")
+    found = discover(default_roots(project, user, extra=[extra]))
+    assert found.by_name()["shared"].doc.description == "from --root"
+    assert "broken" not in found.by_name()
+    assert found.excluded and "description" in found.excluded[0][1]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "skill://s/../secret.txt",
+        "skill://s/%2e%2e/secret.txt",
+        "skill://s/%2E%2E%2Fsecret.txt",
+        "skill://s/..%5csecret.txt",
+        "skill://s/a\\..\\..\\secret.txt",
+        "skill://s/%2Fetc%2Fpasswd",
+        "skill://s/C:%5Cwindows",
+        "skill://s/ok%00.md",
+    ],
+)
+def test_traversal_attempts_are_refused(tmp_path: Path, url: str) -> None:
+    write_skill(tmp_path / "root", "s")
+    (tmp_path / "root" / "secret.txt").write_text("top secret")
+    found = discover(default_roots(tmp_path, tmp_path, extra=[tmp_path / "root"])).by_name()
+    with pytest.raises(UnsafePath):
+        read_skill_url(url, found, None)
+
+
+def test_symlink_escaping_the_skill_is_refused(tmp_path: Path) -> None:
+    folder = write_skill(tmp_path / "root", "s")
+    (tmp_path / "outside.txt").write_text("outside")
+    os.symlink(tmp_path / "outside.txt", folder / "link.txt")
+    found = discover(default_roots(tmp_path, tmp_path, extra=[tmp_path / "root"])).by_name()
+    with pytest.raises(UnsafePath, match="outside"):
+        read_skill_url("skill://s/link.txt", found, None)
+
+
+def test_reads_skill_md_and_files_with_content_types(tmp_path: Path) -> None:
+    write_skill(tmp_path / "root", "s", files={"references/my notes.md": "# n", "a.txt": "t"})
+    found = discover(default_roots(tmp_path, tmp_path, extra=[tmp_path / "root"])).by_name()
+    md = read_skill_url("skill://s", found, None)
+    assert md.content_type == "text/markdown" and md.text.startswith("---")
+    notes = read_skill_url("skill://s/references/my%20notes.md", found, None)
+    assert (notes.content_type, notes.text) == ("text/markdown", "# n")
+    assert read_skill_url("skill://s/a.txt", found, None).content_type == "text/plain"
+    with pytest.raises(NotFound, match="File not found"):
+        read_skill_url("skill://s/nope.md", found, None)
+    with pytest.raises(NotFound):
+        read_skill_url("skill://other/x.md", found, None)
+
+
+def test_parse_skill_url_shapes() -> None:
+    assert parse_skill_url("skill://name") == ("name", None)
+    assert parse_skill_url("skill://name/a/./b.md") == ("name", "a/b.md")

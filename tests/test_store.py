@@ -1,0 +1,180 @@
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from teachd.approval import Approval
+from teachd.config import Settings
+from teachd.errors import Conflict, InvalidSkill, KeyProblem, LimitExceeded, NotFound, UnsafePath
+from teachd.store import SkillContent, SkillStore, open_store
+from tests.conftest import all_bytes_under
+
+SECRET_WORDS = ("Quarterly-Zebra-Report", "Explain-Platypus-Steps", "Invisible-Okapi-Body",
+                "Hidden-Narwhal-File", "Marmot-Meta-Value")
+
+
+def content(n: int = 1, **kw) -> SkillContent:
+    base = dict(
+        name=f"{SECRET_WORDS[0]} {n}",
+        description=f"{SECRET_WORDS[1]} {n}",
+        instructions=f"# {SECRET_WORDS[2]} {n}\n",
+        files={"references/a.md": f"{SECRET_WORDS[3]} {n}"},
+        metadata={"metadata": {"k": SECRET_WORDS[4]}},
+    )
+    base.update(kw)
+    return SkillContent(**base)
+
+
+def test_update_bumps_version_and_keeps_revisions(store: SkillStore) -> None:
+    store.create("demo", content(1))
+    store.update("demo", content(2), note="second")
+    skill = store.get("demo")
+    assert skill.current_version == 2
+    assert skill.current.name.endswith(" 2")
+    history = store.versions("demo")
+    assert [v.version for v in history] == [1, 2]
+    assert history[0].content.name.endswith(" 1")
+    assert history[1].note == "second"
+
+
+def test_restore_creates_new_version_equal_to_old(store: SkillStore) -> None:
+    store.create("demo", content(1, approval=Approval(True, ("computer_act",))))
+    store.update("demo", content(2))
+    restored = store.restore("demo", 1)
+    assert restored.current_version == 3
+    assert store.version("demo", 3).content == store.version("demo", 1).content
+    assert [v.version for v in store.versions("demo")] == [1, 2, 3]
+    with pytest.raises(NotFound, match="no version 9"):
+        store.restore("demo", 9)
+
+
+def test_disabled_skill_refuses_to_load_and_leaves_manifest(store: SkillStore) -> None:
+    store.create("demo", content())
+    store.set_enabled("demo", False)
+    assert store.list(enabled_only=True) == []
+    assert [s.slug for s in store.list()] == ["demo"]
+    with pytest.raises(Conflict, match="disabled"):
+        store.load("demo")
+    store.set_enabled("demo", True)
+    assert store.load("demo").slug == "demo"
+
+
+def test_delete_removes_all_versions(store: SkillStore) -> None:
+    store.create("demo", content())
+    store.update("demo", content(2))
+    store.delete("demo")
+    assert not store.exists("demo")
+    assert store.db.query("SELECT COUNT(*) AS n FROM skill_versions")[0]["n"] == 0
+    with pytest.raises(NotFound):
+        store.delete("demo")
+
+
+def test_nothing_readable_is_stored_in_clear(store: SkillStore, settings: Settings) -> None:
+    store.create("demo", content())
+    store.update("demo", content(2))
+    store.db.close()
+    raw = all_bytes_under(settings.home)
+    for word in SECRET_WORDS:
+        assert word.encode() not in raw, word
+    assert b"demo" in raw  # the slug is clear text by design: proves we read the right files
+
+
+def test_key_file_is_0600_and_exposed_key_is_refused(settings: Settings) -> None:
+    open_store(settings)
+    assert (settings.key_path.stat().st_mode & 0o777) == 0o600
+    settings.key_path.chmod(0o644)
+    with pytest.raises(KeyProblem, match="chmod 600"):
+        open_store(settings)
+
+
+def test_wrong_key_fails_closed(settings: Settings) -> None:
+    open_store(settings).create("demo", content())
+    settings.key_path.unlink()
+    fd = os.open(settings.key_path, os.O_WRONLY | os.O_CREAT, 0o600)
+    os.write(fd, os.urandom(32))
+    os.close(fd)
+    with pytest.raises(KeyProblem, match="wrong key"):
+        open_store(settings)
+
+
+def test_missing_key_for_existing_store_is_refused(settings: Settings) -> None:
+    open_store(settings).create("demo", content())
+    settings.key_path.unlink()
+    with pytest.raises(KeyProblem, match="missing"):
+        open_store(settings)
+    assert not settings.key_path.exists()
+
+
+def test_ciphertexts_cannot_be_swapped_between_versions(store: SkillStore, settings) -> None:
+    store.create("demo", content(1))
+    store.update("demo", content(2))
+    conn = sqlite3.connect(settings.db_path)
+    v1 = conn.execute("SELECT name FROM skill_versions WHERE version = 1").fetchone()[0]
+    conn.execute("UPDATE skill_versions SET name = ? WHERE version = 2", (v1,))
+    conn.commit()
+    conn.close()
+    with pytest.raises(KeyProblem, match="tampered"):
+        store.version("demo", 2)
+
+
+@pytest.mark.parametrize(
+    "files, error",
+    [
+        ({f"f{i}.md": "x" for i in range(32)}, LimitExceeded),
+        ({"big.md": "x" * (200 * 1024 + 1)}, LimitExceeded),
+        ({f"f{i}.md": "x" * 150_000 for i in range(7)}, LimitExceeded),
+        ({"bin.dat": b"\x89PNG\x00\x01"}, LimitExceeded),
+        ({"../escape.md": "x"}, UnsafePath),
+        ({"/etc/passwd": "x"}, UnsafePath),
+    ],
+)
+def test_limits_refuse_and_leave_store_unchanged(store: SkillStore, files, error) -> None:
+    store.create("demo", content())
+    with pytest.raises(error):
+        store.update("demo", content(2, files=files))
+    with pytest.raises(error):
+        store.create("other", content(2, files=files))
+    assert store.get("demo").current_version == 1
+    assert not store.exists("other")
+
+
+def test_bad_slug_and_duplicate_are_refused(store: SkillStore) -> None:
+    with pytest.raises(InvalidSkill):
+        store.create("Bad Slug", content())
+    store.create("demo", content())
+    with pytest.raises(Conflict):
+        store.create("demo", content())
+
+
+def _writer(home: str, n: int) -> None:
+    st = open_store(Settings(home=Path(home), owner="alice"))
+    for i in range(n):
+        st.update("demo", lambda c, i=i: SkillContent(
+            name=c.name, description=c.description,
+            instructions=c.instructions + f"- {os.getpid()}:{i}\n"))
+
+
+def test_parallel_writers_never_lose_a_version(store: SkillStore, settings: Settings) -> None:
+    store.create("demo", content())
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(str(settings.home), 10)) for _ in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    skill = store.get("demo")
+    assert skill.current_version == 41
+    assert [v.version for v in store.versions("demo")] == list(range(1, 42))
+    # read-modify-write inside the lock: every writer's line survives
+    assert skill.current.instructions.count("\n- ") == 40
+
+
+def test_migrations_are_recorded_once(store: SkillStore, settings: Settings) -> None:
+    open_store(settings)
+    rows = store.db.query("SELECT name FROM migrations")
+    assert [r["name"] for r in rows] == ["0001_skills"]
