@@ -1,0 +1,1 @@
+"""Pure compilation of a Recording into a taught skill's files (bytes)."""
