@@ -32,9 +32,10 @@ def cli(ctx: click.Context, verbose: bool) -> None:
 
 
 def _register() -> None:
-    from teachd.cli import skills
+    from teachd.cli import compiling, skills
 
     cli.add_command(skills.skills)
+    cli.add_command(compiling.compile_)
 
 
 _register()

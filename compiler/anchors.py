@@ -1,0 +1,187 @@
+"""Anchors: for each target an ordered ladder of locators, most robust first,
+each marked unique or not by what the recording saw; plus geometry and a text
+fingerprint of its crop, so a replay can check it found the same thing."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from compiler.fingerprint import fingerprint
+from compiler.names import describe
+from compiler.secrets import MARK, mask_text, mask_url
+
+LADDER = ("test_id", "role", "label", "placeholder", "text", "id", "attr", "css", "xpath")
+_GENERATED = [
+    re.compile(p)
+    for p in (
+        r"^:r[0-9a-z]+:$",  # React useId
+        r"^[0-9a-f]{8}-[0-9a-f]{4}-",  # GUID
+        r"[0-9a-f]{8,}",  # long hex
+        r"\d{3,}",  # long digit runs (ember123, item-4711)
+        r"^(ember|react|mui|css|sc|jsx|emotion|chakra|radix|headlessui|svelte|ng|v)-?[a-z0-9]*\d",
+        r"^(css|sc|jss|emotion)-[a-z0-9]{4,}",
+    )
+]
+
+
+def looks_generated(value: str) -> bool:
+    """Ids and classes a framework made up: they change between builds."""
+    if not value:
+        return True
+    if any(p.search(value) for p in _GENERATED):
+        return True
+    # Like Playwright's guid check: too many switches between letter case and digits.
+    transitions = 0
+    for a, b in zip(value, value[1:], strict=False):
+        ka = "d" if a.isdigit() else ("u" if a.isupper() else ("l" if a.islower() else "o"))
+        kb = "d" if b.isdigit() else ("u" if b.isupper() else ("l" if b.islower() else "o"))
+        transitions += ka != kb and "o" not in (ka, kb)
+    return transitions >= max(3, len(value) // 4)
+
+
+def _css_str(value: str) -> str:
+    return json.dumps(value)
+
+
+def _clean(value: Any) -> str | None:
+    if value is None or not str(value).strip():
+        return None
+    text = " ".join(str(value).split())
+    masked, n = mask_text(text)
+    return None if n else masked
+
+
+def ladder(target: Mapping[str, Any]) -> list[dict[str, Any]]:
+    attrs = target.get("attrs") or {}
+    tag = str(target.get("tag") or "*").lower()
+    out: list[dict[str, Any]] = []
+
+    def add(kind: str, **fields: Any) -> None:
+        out.append({"by": kind, **fields})
+
+    if (v := _clean(target.get("test_id"))) and not looks_generated(v):
+        add("test_id", value=v)
+    role, name = _clean(target.get("role")), _clean(target.get("name"))
+    if role and name:
+        add("role", role=role, name=name)
+    if v := _clean(target.get("label")):
+        add("label", value=v)
+    if v := _clean(attrs.get("placeholder")):
+        add("placeholder", value=v)
+    text = _clean(target.get("text"))
+    if text and len(text) <= 80 and tag not in ("input", "textarea", "select"):
+        add("text", value=text)
+    ident = target.get("id")
+    if ident and (v := _clean(ident)) and not looks_generated(v):
+        add("id", value=v)
+    if v := _clean(attrs.get("name")):
+        add("attr", css=f"{tag}[name={_css_str(v)}]")
+    if tag == "a" and attrs.get("href"):
+        href, n = mask_url(str(attrs["href"]))
+        if not n and MARK not in href:
+            add("attr", css=f"a[href={_css_str(href)}]")
+    if (css := target.get("css")) and not mask_text(str(css))[1]:
+        add("css", value=str(css))
+    if (xpath := target.get("xpath")) and not mask_text(str(xpath))[1]:
+        add("xpath", value=str(xpath))
+    matches = target.get("matches") or {}
+    for loc in out:
+        count = matches.get(loc["by"])
+        loc["unique"] = None if count is None else int(count) == 1
+    return out
+
+
+def _locator_key(loc: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (loc["by"], loc.get("value"), loc.get("role"), loc.get("name"), loc.get("css"))
+
+
+def mark_shared_locators(anchors: dict[str, dict[str, Any]]) -> None:
+    """A locator two different targets of one page share is not unique."""
+    seen: dict[tuple[str, tuple[Any, ...]], set[str]] = {}
+    for aid, anchor in anchors.items():
+        for loc in anchor["locators"]:
+            seen.setdefault((anchor["page"], _locator_key(loc)), set()).add(aid)
+    for anchor in anchors.values():
+        for loc in anchor["locators"]:
+            if len(seen[(anchor["page"], _locator_key(loc))]) > 1:
+                loc["unique"] = False
+
+
+def _rounded(box: Mapping[str, Any] | None) -> dict[str, float] | None:
+    if not box:
+        return None
+    return {k: round(float(box.get(k, 0)), 1) for k in ("x", "y", "w", "h")}
+
+
+def geometry(target: Mapping[str, Any], viewport: Mapping[str, Any]) -> dict[str, Any]:
+    box = _rounded(target.get("bbox"))
+    geo: dict[str, Any] = {"bbox": box}
+    vw, vh = float(viewport.get("w") or 0), float(viewport.get("h") or 0)
+    if box and vw and vh:
+        geo["viewport_rel"] = {
+            "x": round(box["x"] / vw, 4), "y": round(box["y"] / vh, 4),
+            "w": round(box["w"] / vw, 4), "h": round(box["h"] / vh, 4),
+        }
+    ancestor = target.get("ancestor") or {}
+    abox = _rounded(ancestor.get("bbox"))
+    if box and abox:
+        geo["ancestor"] = {
+            "name": _clean(ancestor.get("name")) or "",
+            "dx": round(box["x"] - abox["x"], 1), "dy": round(box["y"] - abox["y"], 1),
+        }
+    return geo
+
+
+def evidence(target: Mapping[str, Any]) -> dict[str, Any]:
+    """What else must agree when a locator matches: role, text, label, tag."""
+    attrs = target.get("attrs") or {}
+    ev = {
+        "tag": str(target.get("tag") or "").lower() or None,
+        "role": _clean(target.get("role")),
+        "name": _clean(target.get("name")),
+        "text": _clean(target.get("text")),
+        "label": _clean(target.get("label")),
+        "type": _clean(attrs.get("type")),
+    }
+    return {k: v for k, v in ev.items() if v is not None}
+
+
+def build_anchor(
+    target: Mapping[str, Any],
+    page: str,
+    frame_png: bytes | None,
+    viewport: Mapping[str, Any],
+    frame_fp: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """``frame_fp`` is the recorder's fingerprint of the crop, taken while it
+    still held the pixels; without it the crop is decoded here."""
+    fp = _valid_fp(frame_fp) or (fingerprint(frame_png) if frame_png else None)
+    return {
+        "page": page,
+        "frame_url": mask_url(str(target.get("frame_url") or ""))[0] or None,
+        "describe": describe(dict(target)),
+        "locators": ladder(target),
+        "expect": evidence(target),
+        "geometry": geometry(target, viewport),
+        "fingerprint": fp,
+    }
+
+
+def _valid_fp(fp: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if not isinstance(fp, Mapping):
+        return None
+    thumb, dhash, size = fp.get("thumb"), fp.get("dhash"), fp.get("size")
+    ok = (
+        isinstance(thumb, str) and len(thumb) == 128 and isinstance(dhash, str)
+        and len(dhash) == 16 and isinstance(size, list) and len(size) == 2
+    )
+    if not ok:
+        return None
+    try:
+        int(thumb, 16), int(dhash, 16)
+    except ValueError:
+        return None
+    return {"thumb": thumb, "dhash": dhash, "size": [int(size[0]), int(size[1])]}

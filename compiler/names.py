@@ -1,0 +1,102 @@
+"""Names derived from what the person saw: slugs, parameter names, and the
+plain-language description of a target ("the **Submit report** button")."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from typing import Any
+
+from compiler.secrets import mask_text
+
+SLUG_PREFIX = "taught-"
+SLUG_MAX = 64
+_ROLE_NOUN = {
+    "button": "button", "link": "link", "textbox": "field", "searchbox": "search field",
+    "checkbox": "checkbox", "radio": "option", "combobox": "menu", "listbox": "list",
+    "option": "option", "tab": "tab", "menuitem": "menu item", "switch": "switch",
+    "spinbutton": "field", "slider": "slider", "heading": "heading", "img": "image",
+}
+_TAG_NOUN = {"a": "link", "button": "button", "input": "field", "textarea": "field",
+             "select": "menu", "img": "image", "label": "label"}
+
+
+def ascii_words(text: str) -> list[str]:
+    norm = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    norm = re.sub(r"([a-z])([A-Z])", r"\1 \2", norm)
+    return re.findall(r"[a-z0-9]+", norm.lower())
+
+
+def slugify(name: str) -> str:
+    """``taught-<words>``, at most 64 chars; a cut name gets a hash so two long
+    names that share a beginning stay apart."""
+    words = "-".join(ascii_words(name)) or "task"
+    slug = SLUG_PREFIX + words
+    if len(slug) <= SLUG_MAX:
+        return slug
+    digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+    head = slug[: SLUG_MAX - len(digest) - 1].rstrip("-")
+    return f"{head}-{digest}"
+
+
+def target_label(target: dict[str, Any] | None) -> str:
+    """What a person would call the element, secrets masked."""
+    if not target:
+        return ""
+    attrs = target.get("attrs") or {}
+    for value in (
+        target.get("label"), target.get("name"), attrs.get("aria-label"), target.get("text"),
+        attrs.get("placeholder"), attrs.get("title"), attrs.get("alt"), attrs.get("name"),
+        target.get("id"),
+    ):
+        if value and str(value).strip():
+            text = " ".join(str(value).split())
+            text = text if len(text) <= 60 else text[:57].rstrip() + "…"
+            return mask_text(text)[0]
+    return ""
+
+
+def target_noun(target: dict[str, Any] | None) -> str:
+    if not target:
+        return "element"
+    role = str(target.get("role") or "").lower()
+    if role in _ROLE_NOUN:
+        return _ROLE_NOUN[role]
+    tag = str(target.get("tag") or "").lower()
+    itype = str((target.get("attrs") or {}).get("type") or "").lower()
+    if tag == "input" and itype in ("submit", "button", "reset"):
+        return "button"
+    if tag == "input" and itype in ("checkbox", "radio"):
+        return "checkbox" if itype == "checkbox" else "option"
+    return _TAG_NOUN.get(tag, "element")
+
+
+def md_escape(text: str) -> str:
+    return re.sub(r"([\\`*_\[\]<>|{}])", r"\\\1", text)
+
+
+def describe(target: dict[str, Any] | None) -> str:
+    label = target_label(target)
+    noun = target_noun(target)
+    return f"the **{md_escape(label)}** {noun}" if label else f"the unnamed {noun}"
+
+
+def param_name(target: dict[str, Any] | None, taken: set[str]) -> str:
+    """A snake_case name from the field's label/name, unique among ``taken``."""
+    attrs = (target or {}).get("attrs") or {}
+    base = ""
+    for value in ((target or {}).get("label"), attrs.get("name"), attrs.get("placeholder"),
+                  attrs.get("aria-label"), (target or {}).get("name"), (target or {}).get("id")):
+        words = ascii_words(str(value or ""))
+        if words:
+            base = "_".join(words)[:40].strip("_")
+            break
+    base = base or "value"
+    if base[0].isdigit():
+        base = "v_" + base
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}_{n}", n + 1
+    taken.add(name)
+    return name

@@ -1,0 +1,139 @@
+"""Steps → the procedure a replay follows and a person reads: anchors,
+parameters and secrets decided, every string masked, in a plain-data form
+(written to ``references/steps.json`` and ``references/anchors.json``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from compiler.anchors import build_anchor, mark_shared_locators
+from compiler.names import describe, param_name
+from compiler.recording import Recording
+from compiler.scope import scope_of, url_pattern
+from compiler.secrets import field_hint, looks_secret, mask_text, mask_url
+from compiler.steps import Step, target_key, to_steps
+
+
+@dataclass
+class Procedure:
+    start_url: str
+    steps: list[dict[str, Any]]
+    anchors: dict[str, dict[str, Any]]
+    parameters: dict[str, dict[str, Any]]
+    secrets: dict[str, dict[str, Any]]
+    scope: list[str]
+    success: dict[str, Any]
+    first_title: str | None
+    last_title: str | None
+    masked_elsewhere: int = 0
+    signed_in: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def _title(value: Any) -> str | None:
+    if not value or not str(value).strip():
+        return None
+    return mask_text(" ".join(str(value).split()))[0][:120]
+
+
+def build_procedure(rec: Recording) -> Procedure:
+    raw = to_steps(rec)
+    masked_urls = 0
+
+    def url(u: str | None) -> str | None:
+        nonlocal masked_urls
+        if u is None:
+            return None
+        out, n = mask_url(u)
+        masked_urls += n
+        return out
+
+    anchors: dict[str, dict[str, Any]] = {}
+    anchor_ids: dict[tuple[str, str], str] = {}
+    params: dict[str, dict[str, Any]] = {}
+    secrets: dict[str, dict[str, Any]] = {}
+    taken_params: set[str] = set()
+    taken_secrets: set[str] = set()
+    viewport = rec.screen or {}
+    steps: list[dict[str, Any]] = []
+
+    def anchor_for(step: Step) -> str | None:
+        key = target_key(step.target)
+        if key is None or step.target is None:
+            return None
+        if key not in anchor_ids:
+            aid = f"a{len(anchor_ids) + 1}"
+            anchor_ids[key] = aid
+            frame = rec.frames.get(step.frame) if step.frame else None
+            anchors[aid] = build_anchor(step.target, url(step.url) or "", frame, viewport,
+                                        step.frame_fp)
+        return anchor_ids[key]
+
+    for n, step in enumerate(raw, 1):
+        out: dict[str, Any] = {"n": n, "action": step.action, "page": url(step.url)}
+        if step.tab:
+            out["tab"] = step.tab
+        aid = anchor_for(step)
+        if aid:
+            out["anchor"] = aid
+            out["describe"] = describe(step.target)
+        if step.action in ("type", "select"):
+            secret = step.masked or field_hint(step.target) or looks_secret(step.value or "")
+            if secret:
+                name = param_name(step.target, taken_secrets)
+                secrets[name] = {"anchor": aid, "step": n, "describe": describe(step.target)}
+                out["secret"] = name
+            else:
+                name = param_name(step.target, taken_params)
+                params[name] = {"default": step.value or "", "anchor": aid, "step": n,
+                                "describe": describe(step.target)}
+                out["param"] = name
+        elif step.action == "check":
+            out["checked"] = bool(step.checked) if step.checked is not None else True
+        elif step.action in ("press", "os_key"):
+            out["key"] = step.key
+            if step.modifiers:
+                out["modifiers"] = list(step.modifiers)
+        elif step.action == "goto":
+            out["url"] = url(step.url)
+        if step.action in ("os_click", "os_key"):
+            out["window"] = _title(step.window)
+            out.update({k: v for k, v in step.extra.items() if k in ("x", "y", "button")})
+        if step.expect_url is not None:
+            shown = url(step.expect_url) or ""
+            out["expect"] = {"url": shown, "url_pattern": url_pattern(shown),
+                             "title": _title(step.expect_title)}
+            if step.expect_tab is not None:
+                out["expect"]["tab"] = step.expect_tab
+        steps.append(out)
+
+    mark_shared_locators(anchors)
+    pages = [s for s in raw if s.expect_url]
+    last = pages[-1] if pages else raw[0]
+    visited = [rec.start_url] + [e.get("url", "") for e in rec.events if e["type"] in ("page", "click")]
+    first_title = _title(raw[0].expect_title)
+    success_url = url(last.expect_url or last.url) or ""
+    return Procedure(
+        start_url=url(rec.start_url) or "",
+        steps=steps,
+        anchors=anchors,
+        parameters=params,
+        secrets=secrets,
+        scope=scope_of(visited),
+        success={"url": success_url, "url_pattern": url_pattern(success_url),
+                 "title": _title(last.expect_title)},
+        first_title=first_title,
+        last_title=_title(last.expect_title),
+        masked_elsewhere=masked_urls,
+        signed_in=any(
+            (s.get("secret") and "pass" in s["secret"]) for s in steps
+        ) or any(_is_password(st.target) for st in raw if st.action == "type"),
+    )
+
+
+def _is_password(target: dict[str, Any] | None) -> bool:
+    attrs = (target or {}).get("attrs") or {}
+    return str(attrs.get("type", "")).lower() == "password" or str(
+        attrs.get("autocomplete", "")
+    ).lower() in ("current-password", "new-password")

@@ -1,0 +1,82 @@
+"""The compiler's entry point: a Recording in, a taught skill's files out.
+
+Pure: the same Recording gives the same bytes on any machine, timezone,
+locale or hash seed (no clock, no environment, sorted JSON, no sets in output).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from compiler.names import slugify
+from compiler.procedure import Procedure, build_procedure
+from compiler.recording import Recording
+from compiler.render import COMPILER_ID, description, recording_md, skill_body, to_json
+from compiler.secrets import mask_text
+
+
+@dataclass(frozen=True)
+class CompiledSkill:
+    slug: str
+    display_name: str
+    description: str
+    body: str
+    frontmatter: dict[str, Any]
+    references: dict[str, str]
+    approval_tools: tuple[str, ...]  # always_ask tools; empty: no approval forced
+
+    def files(self, render_skill_md: Any) -> dict[str, bytes]:
+        """All files, SKILL.md rendered by the given (teachd) serializer."""
+        out = {"SKILL.md": render_skill_md(self.frontmatter, self.body).encode("utf-8")}
+        out.update({path: text.encode("utf-8") for path, text in self.references.items()})
+        return dict(sorted(out.items()))
+
+
+def compile_recording(rec: Recording) -> CompiledSkill:
+    display = mask_text(" ".join(rec.name.split()) or "Taught task")[0]
+    slug = slugify(rec.name)
+    proc: Procedure = build_procedure(rec)
+    any_secret = bool(proc.secrets) or proc.masked_elsewhere > 0
+    approval = ("computer_act",) if any_secret else ()
+    metadata = {
+        "display-name": display,
+        "teachd-approval": "always-ask computer_act" if any_secret else "none",
+        "teachd-compiler": COMPILER_ID,
+        "teachd-kind": "taught",
+        "teachd-parameters": " ".join(proc.parameters) or "none",
+        "teachd-recording": rec.id,
+        "teachd-scope": " ".join(proc.scope),
+        "teachd-secrets": " ".join(proc.secrets) or "none",
+    }
+    desc = description(display, proc)
+    frontmatter = {
+        "name": slug,
+        "description": desc,
+        "compatibility": "Needs a browser (Chromium) that an agent can drive; "
+        "replay with `teachd run " + slug + "`.",
+        "metadata": dict(sorted(metadata.items())),
+    }
+    steps_doc = {
+        "version": 1,
+        "start_url": proc.start_url,
+        "scope": proc.scope,
+        "success": proc.success,
+        "parameters": proc.parameters,
+        "secrets": proc.secrets,
+        "steps": proc.steps,
+    }
+    references = {
+        "references/anchors.json": to_json({"version": 1, "anchors": proc.anchors}),
+        "references/recording.md": recording_md(rec, proc),
+        "references/steps.json": to_json(steps_doc),
+    }
+    return CompiledSkill(
+        slug=slug,
+        display_name=display,
+        description=desc,
+        body=skill_body(display, rec, proc),
+        frontmatter=frontmatter,
+        references=references,
+        approval_tools=approval,
+    )

@@ -1,0 +1,42 @@
+"""Taught skills between the compiler and the store: compile a recording,
+save it as a new skill or as a new version of the same slug."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from compiler.skill import CompiledSkill, compile_recording
+from teachd.approval import Approval
+from teachd.recordings import read_recording
+from teachd.skillmd import render_skill_md
+from teachd.store import SkillContent, SkillStore
+from teachd.store.models import Skill
+
+
+def compile_dir(folder: Path) -> CompiledSkill:
+    return compile_recording(read_recording(folder))
+
+
+def skill_files(compiled: CompiledSkill) -> dict[str, bytes]:
+    return compiled.files(render_skill_md)
+
+
+def content_of(compiled: CompiledSkill) -> SkillContent:
+    fm = compiled.frontmatter
+    meta = {k: fm[k] for k in ("license", "compatibility", "allowed-tools") if k in fm}
+    meta["metadata"] = {k: v for k, v in fm.get("metadata", {}).items() if k != "display-name"}
+    return SkillContent(
+        name=compiled.display_name,
+        description=compiled.description,
+        instructions=compiled.body,
+        files=dict(compiled.references),
+        approval=Approval(bool(compiled.approval_tools), compiled.approval_tools),
+        metadata=meta,
+    )
+
+
+def save_compiled(store: SkillStore, compiled: CompiledSkill, note: str) -> Skill:
+    content = content_of(compiled)
+    if store.exists(compiled.slug):
+        return store.update(compiled.slug, content, note=note)
+    return store.create(compiled.slug, content, note=note)

@@ -1,0 +1,232 @@
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from compiler.anchors import ladder, looks_generated
+from compiler.names import slugify
+from compiler.recording import RecordingError, parse_recording
+from compiler.scope import in_scope, scope_of
+from compiler.skill import compile_recording
+from compiler.steps import to_steps
+from teachd.skillmd import render_skill_md
+from tests.compiler_helpers import EXPENSE, FIXTURES, load_fixture, recording, target
+from tests.conftest import ROOT
+
+GOLDEN = FIXTURES / "golden" / "taught-submit-an-expense-report"
+
+
+def _files() -> dict[str, bytes]:
+    return compile_recording(load_fixture()).files(render_skill_md)
+
+
+def test_golden_expense_report() -> None:
+    files = _files()
+    if os.environ.get("TEACHD_UPDATE_GOLDEN"):
+        for rel, data in files.items():
+            (GOLDEN / rel).parent.mkdir(parents=True, exist_ok=True)
+            (GOLDEN / rel).write_bytes(data)
+    expected = {p.relative_to(GOLDEN).as_posix(): p.read_bytes()
+                for p in sorted(GOLDEN.rglob("*")) if p.is_file()}
+    assert sorted(files) == sorted(expected)
+    for rel in files:
+        assert files[rel] == expected[rel], f"{rel} differs from the golden copy"
+
+
+_DETERMINISM_SCRIPT = """
+import hashlib, sys
+sys.path.insert(0, {root!r})
+from tests.compiler_helpers import load_fixture
+from compiler.skill import compile_recording
+from teachd.skillmd import render_skill_md
+files = compile_recording(load_fixture()).files(render_skill_md)
+h = hashlib.sha256()
+for k, v in sorted(files.items()):
+    h.update(k.encode() + b"\\0" + v + b"\\0")
+print(h.hexdigest())
+"""
+
+
+def test_same_bytes_under_any_timezone_locale_and_hash_seed() -> None:
+    digests = set()
+    for tz, lang, seed in [("UTC", "C", "0"), ("Asia/Kolkata", "C.UTF-8", "1"),
+                           ("America/Los_Angeles", "POSIX", "4242"), ("Pacific/Chatham", "", "random")]:
+        env = {k: v for k, v in os.environ.items() if k not in ("LANG", "LC_ALL")}
+        env.update(TZ=tz, LANG=lang, LC_ALL=lang, PYTHONHASHSEED=seed)
+        out = subprocess.run([sys.executable, "-c", _DETERMINISM_SCRIPT.format(root=str(ROOT))],
+                             capture_output=True, text=True, env=env, check=True)
+        digests.add(out.stdout.strip())
+    assert len(digests) == 1, digests
+
+
+def test_compiled_skill_passes_reference_validator(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "teachd", "compile", str(EXPENSE), "--out",
+                          str(tmp_path), "--json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    folder = Path(json.loads(out.stdout)["path"])
+    assert folder.name.startswith("taught-")
+    agentskills = Path(sys.executable).parent / "agentskills"
+    check = subprocess.run([str(agentskills), "validate", str(folder)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_masked_secret_forces_approval_and_never_appears() -> None:
+    c = compile_recording(load_fixture())
+    assert c.approval_tools == ("computer_act",)
+    meta = c.frontmatter["metadata"]
+    assert meta["teachd-approval"] == "always-ask computer_act"
+    assert meta["teachd-secrets"] == "password"
+    everything = b"".join(c.files(render_skill_md).values())
+    assert b"9f8e7d6c5b4a39281706f5e4d3c2b1a0" not in everything  # session token in a URL
+    assert b"session=[masked]" in everything
+    assert "{{secret:password}}" in c.body and "ask the user" in c.body
+
+
+def test_typed_secret_detected_by_shape_is_masked_everywhere() -> None:
+    field = target("Notes", tag="input", role="textbox", label="Notes")
+    token = "ghp_1A2b3C4d5E6f7G8h9I0jK1l2M3n4O5p6Q7r8"
+    rec = recording([
+        {"type": "page", "url": "https://app.example.com/", "title": "Home"},
+        {"type": "input", "target": field, "value": token},
+        {"type": "page", "url": f"https://app.example.com/x#access_token={token}", "title": token},
+    ])
+    c = compile_recording(rec)
+    everything = b"".join(c.files(render_skill_md).values()).decode()
+    assert token not in everything and token[:8] not in everything[everything.find("Notes"):]
+    assert c.approval_tools == ("computer_act",)
+    assert "{{secret:notes}}" in c.body
+
+
+def test_no_secret_means_no_forced_approval() -> None:
+    field = target("Amount", tag="input", role="textbox", label="Amount")
+    rec = recording([
+        {"type": "page", "url": "https://app.example.com/", "title": "Home"},
+        {"type": "input", "target": field, "value": "42.50"},
+    ])
+    c = compile_recording(rec)
+    assert c.approval_tools == ()
+    assert c.frontmatter["metadata"]["teachd-approval"] == "none"
+    assert "{{amount}}" in c.body and "`42.50`" in c.body
+
+
+def test_steps_coalesce_fold_drop_and_merge() -> None:
+    btn, field = target("Go"), target("Name", tag="input", role="textbox", label="Name")
+    rec = recording([
+        {"type": "page", "url": "https://app.example.com/", "title": "Home", "t": 100},
+        {"type": "click", "target": field, "url": "https://app.example.com/", "t": 1000},
+        {"type": "input", "target": field, "value": "A", "t": 1100},
+        {"type": "input", "target": field, "value": "Al", "t": 1200},
+        {"type": "key", "key": "Tab", "target": field, "t": 1250},
+        {"type": "click", "target": btn, "url": "https://app.example.com/", "t": 2000},
+        {"type": "click", "target": btn, "url": "https://app.example.com/", "t": 2200},
+        {"type": "page", "url": "https://app.example.com/login-redirect", "title": "R", "t": 2500},
+        {"type": "page", "url": "https://app.example.com/done", "title": "Done", "t": 2900},
+        {"type": "page", "url": "https://other.example.com/typed", "title": "Typed", "t": 9000},
+        {"type": "key", "key": "Enter", "target": field, "t": 9500},
+    ])
+    steps = to_steps(rec)
+    assert [s.action for s in steps] == ["goto", "type", "dblclick", "goto", "press"]
+    assert steps[0].expect_url == "https://app.example.com/"
+    assert steps[1].value == "Al"
+    assert steps[2].expect_url == "https://app.example.com/done"
+    assert steps[3].url == "https://other.example.com/typed"
+
+
+def test_new_tab_is_expected_of_the_click_that_opened_it() -> None:
+    link = target("Open help", tag="a", role="link")
+    rec = recording([
+        {"type": "page", "url": "https://app.example.com/", "title": "Home", "tab": 0},
+        {"type": "click", "target": link, "url": "https://app.example.com/"},
+        {"type": "page", "url": "https://help.example.com/", "title": "Help", "tab": 1},
+    ])
+    steps = to_steps(rec)
+    assert steps[-1].expect_tab == 1
+    assert scope_of([rec.start_url, "https://help.example.com/"]) == [
+        "https://app.example.com", "https://help.example.com"]
+
+
+def test_scope_is_exact_origins_not_domains() -> None:
+    scope = scope_of(["https://a.example.com/x", "https://a.example.com:443/y",
+                      "http://127.0.0.1:8711/", "about:blank", "data:text/html,hi"])
+    assert scope == ["http://127.0.0.1:8711", "https://a.example.com"]
+    assert in_scope("https://a.example.com/other", scope)
+    assert not in_scope("https://b.example.com/", scope)
+    assert not in_scope("http://a.example.com/", scope)
+    assert not in_scope("http://127.0.0.1:8712/", scope)
+
+
+def test_anchor_ladder_order_uniqueness_and_generated_ids() -> None:
+    t = {"tag": "button", "role": "button", "name": "Save", "text": "Save", "test_id": "save-btn",
+         "id": "btn-3f9a1c2b7d", "label": None, "attrs": {"name": "save", "type": "submit"},
+         "css": "form > button", "xpath": "/html/body/form/button",
+         "matches": {"test_id": 1, "role": 2, "text": 2, "attr": 1, "css": 1, "xpath": 1}}
+    locs = ladder(t)
+    assert [loc["by"] for loc in locs] == ["test_id", "role", "text", "attr", "css", "xpath"]
+    assert [loc["unique"] for loc in locs] == [True, False, False, True, True, True]
+    for generated in ("btn-3f9a1c2b7d", ":r1:", "ember1234", "css-1x2y3z", "a1B2c3D4e5"):
+        assert looks_generated(generated), generated
+    for stable in ("submit", "amount", "login-btn", "has-receipt", "submitBtn"):
+        assert not looks_generated(stable), stable
+
+
+def test_anchors_json_has_fingerprints_and_geometry() -> None:
+    c = compile_recording(load_fixture())
+    anchors = json.loads(c.references["references/anchors.json"])["anchors"]
+    a5 = anchors["a5"]  # the Amount field: generated id skipped, ancestor offset kept
+    assert not any(loc.get("by") == "id" for loc in a5["locators"])
+    assert a5["geometry"]["ancestor"] == {"name": "Expense", "dx": 20.0, "dy": 40.0}
+    assert a5["geometry"]["viewport_rel"]["x"] == round(100 / 1280, 4)
+    assert len(a5["fingerprint"]["thumb"]) == 128 and len(a5["fingerprint"]["dhash"]) == 16
+
+
+def test_slugs() -> None:
+    assert slugify("Submit an Expense Report!") == "taught-submit-an-expense-report"
+    assert slugify("Café déjà vu") == "taught-cafe-deja-vu"
+    long_a, long_b = "x" * 80 + " one", "x" * 80 + " two"
+    assert len(slugify(long_a)) <= 64 and slugify(long_a) != slugify(long_b)
+    assert slugify("???") == "taught-task"
+
+
+def test_torn_last_line_is_dropped_and_noted() -> None:
+    text = (EXPENSE / "events.jsonl").read_text()
+    cut = text[: text.rfind('{"v"') + 25]  # the stop event half-written
+    rec = parse_recording(cut)
+    assert rec.torn_tail and rec.stop_reason is None
+    c = compile_recording(rec)
+    assert "cut off by a crash" in c.references["references/recording.md"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "start event"),
+    ('{"v":1,"seq":0,"t":0,"type":"page","url":"x"}\n', "start event"),
+    ('{"v":2,"seq":0,"t":0,"type":"start"}\n', "unsupported format"),
+    ('{"v":1,"seq":0,"t":0,"type":"start","name":"a","url":"u"}\nnot json\n{}\n', "line 2"),
+])
+def test_bad_recordings_are_refused(text: str, message: str) -> None:
+    with pytest.raises(RecordingError, match=message):
+        parse_recording(text)
+
+
+def test_compile_cli_bad_input_is_one_line(cli, tmp_path: Path) -> None:
+    (tmp_path / "rec").mkdir()
+    (tmp_path / "rec" / "events.jsonl").write_text("garbage\nmore\n")
+    for args in (["compile", str(tmp_path / "nope")], ["compile", str(tmp_path / "rec")]):
+        r = cli(*args, "--out", str(tmp_path / "out"))
+        assert r.code != 0 and len(r.err.strip().splitlines()) == 1, r.err
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_compile_save_creates_then_versions_the_same_slug(cli, tmp_path: Path) -> None:
+    for expected in (1, 2):
+        r = cli("compile", str(EXPENSE), "--out", str(tmp_path), "--save", "--json")
+        assert json.loads(r.out)["version"] == expected
+    shown = json.loads(cli("skills", "show", "taught-submit-an-expense-report", "--json").out)
+    assert shown["approval"] == {"always_ask": True, "tools": ["computer_act"]}
+    assert shown["name"] == "Submit an expense report"
+    md = cli("skills", "export", "taught-submit-an-expense-report").out
+    assert md == (tmp_path / "taught-submit-an-expense-report" / "SKILL.md").read_text()
