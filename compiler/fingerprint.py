@@ -10,23 +10,33 @@ from PIL import Image
 THUMB = 8
 
 
-def fingerprint(png: bytes) -> dict[str, object] | None:
-    try:
-        with Image.open(io.BytesIO(png)) as img:
-            gray = img.convert("L")
-            size = [gray.width, gray.height]
-            thumb = gray.resize((THUMB, THUMB), Image.Resampling.BOX)
-            wide = gray.resize((THUMB + 1, THUMB), Image.Resampling.BOX)
-    except Exception:  # an unreadable crop is simply not evidence
-        return None
-    px = list(wide.tobytes())
+def fingerprint_image(img: Image.Image) -> dict[str, object]:
+    gray = img.convert("L")
+    thumb = gray.resize((THUMB, THUMB), Image.Resampling.BOX)
+    px = gray.resize((THUMB + 1, THUMB), Image.Resampling.BOX).tobytes()
     bits = 0
     for row in range(THUMB):
         for col in range(THUMB):
             left, right = px[row * (THUMB + 1) + col], px[row * (THUMB + 1) + col + 1]
             bits = (bits << 1) | (1 if left > right else 0)
-    return {"thumb": thumb.tobytes().hex(), "dhash": f"{bits:016x}", "size": size}
+    return {"thumb": thumb.tobytes().hex(), "dhash": f"{bits:016x}", "size": [gray.width, gray.height]}
+
+
+def fingerprint(png: bytes) -> dict[str, object] | None:
+    try:
+        with Image.open(io.BytesIO(png)) as img:
+            return fingerprint_image(img)
+    except Exception:  # an unreadable crop is simply not evidence
+        return None
 
 
 def hamming(a: str, b: str) -> int:
     return bin(int(a, 16) ^ int(b, 16)).count("1")
+
+
+def thumb_distance(a: str, b: str) -> float:
+    """Mean absolute difference of two thumbnails, 0 (same) to 255."""
+    xa, xb = bytes.fromhex(a), bytes.fromhex(b)
+    if len(xa) != len(xb) or not xa:
+        return 255.0
+    return sum(abs(p - q) for p, q in zip(xa, xb, strict=True)) / len(xa)

@@ -32,10 +32,11 @@ def cli(ctx: click.Context, verbose: bool) -> None:
 
 
 def _register() -> None:
-    from teachd.cli import compiling, skills
+    from teachd.cli import compiling, skills, teach
 
-    cli.add_command(skills.skills)
+    cli.add_command(teach.teach)
     cli.add_command(compiling.compile_)
+    cli.add_command(skills.skills)
 
 
 _register()

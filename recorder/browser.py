@@ -1,0 +1,201 @@
+"""The browser side of a recording: Debian's Chromium driven by Playwright,
+the capture script in every page and frame, and each report turned into a
+Recording event (secrets masked before anything is queued)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compiler.fingerprint import fingerprint_image
+from compiler.secrets import field_hint, looks_secret, mask_text, mask_url
+from recorder.crops import black_out, crop_box, grab_screen, to_png
+from recorder.writer import EventWriter, Slot
+
+CAPTURE_JS = Path(__file__).with_name("capture.js")
+BINDING = "__teachdEmit"
+QUIET_FLAGS = [
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-default-apps",
+    "--disable-quic",
+    "--disable-features=Translate,MediaRouter,OptimizationHints",
+    "--password-store=basic",
+]
+
+
+class BrowserMissing(RuntimeError):
+    pass
+
+
+def chromium_path(override: str | None) -> str:
+    path = override or "/usr/bin/chromium"
+    found = shutil.which(path) if not os.path.isabs(path) else path
+    if not found or not os.path.isfile(found) or not os.access(found, os.X_OK):
+        raise BrowserMissing(
+            f"Chromium not found at {path}: install Debian's chromium or set TEACHD_CHROMIUM"
+        )
+    return found
+
+
+def launch_args(cdp_port: int | None) -> list[str]:
+    args = list(QUIET_FLAGS)
+    if cdp_port:
+        args += [f"--remote-debugging-port={cdp_port}", "--remote-debugging-address=127.0.0.1"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        args.append("--no-sandbox")  # Chromium refuses to run its sandbox as root
+    return args
+
+
+def _scrub_target(target: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Secrets out of a target descriptor: URLs, texts and names masked."""
+    if not target:
+        return target
+    t = dict(target)
+    for key in ("name", "text", "label"):
+        if isinstance(t.get(key), str):
+            t[key] = mask_text(t[key])[0]
+    if t.get("frame_url"):
+        t["frame_url"] = mask_url(t["frame_url"])[0]
+    attrs = dict(t.get("attrs") or {})
+    if attrs.get("href"):
+        attrs["href"] = mask_url(attrs["href"])[0]
+    for key in ("title", "aria-label", "placeholder"):
+        if isinstance(attrs.get(key), str):
+            attrs[key] = mask_text(attrs[key])[0]
+    t["attrs"] = attrs
+    if isinstance(t.get("ancestor"), dict) and isinstance(t["ancestor"].get("name"), str):
+        t["ancestor"] = {**t["ancestor"], "name": mask_text(t["ancestor"]["name"])[0]}
+    return t
+
+
+@dataclass
+class BrowserCapture:
+    """Turns the capture script's reports into events; one per recording."""
+
+    writer: EventWriter
+    headless: bool
+    pages: list[Any]
+    on_secret_mark: Callable[[], None] | None = None
+    frames_written: int = 0
+    pending: list[tuple[Slot, Any, dict[str, Any]]] = field(default_factory=list)
+
+    def tab_of(self, page: Any) -> int:
+        if page not in self.pages:
+            self.pages.append(page)
+        return self.pages.index(page)
+
+    def on_emit(self, source: dict[str, Any], data: dict[str, Any]) -> None:
+        try:
+            self._handle(source.get("page"), data)
+        except Exception:  # never let one bad report stop the recording
+            pass
+
+    def _handle(self, page: Any, data: dict[str, Any]) -> None:
+        kind = data.get("kind")
+        if kind == "page":
+            self.writer.put(
+                "page",
+                url=mask_url(str(data.get("url", "")))[0],
+                title=mask_text(str(data.get("title") or ""))[0],
+                tab=self.tab_of(page),
+            )
+        elif kind == "click":
+            slot = self.writer.reserve("click")
+            if self._screen_crops():
+                self._fill_click(slot, data, self._screen_crop(data))
+            else:  # Playwright calls cannot run inside a binding callback
+                self.pending.append((slot, page, data))
+        elif kind == "input":
+            self._input(data)
+        elif kind == "key":
+            self.writer.put(
+                "key",
+                key=str(data.get("key", "")),
+                modifiers=data.get("modifiers") or [],
+                url=mask_url(str(data.get("url", "")))[0],
+                target=_scrub_target(data.get("target")),
+            )
+        elif kind == "mark" and self.on_secret_mark:
+            self.on_secret_mark()
+
+    def _input(self, data: dict[str, Any]) -> None:
+        target = data.get("target") or {}
+        value = data.get("value")
+        sensitive = bool(data.get("masked") or target.get("sensitive") or field_hint(target))
+        if not sensitive and isinstance(value, str) and looks_secret(value):
+            sensitive = True  # a token pasted into an ordinary field
+        fields: dict[str, Any] = {"target": _scrub_target(target)}
+        if sensitive:
+            fields["masked"] = True
+        else:
+            fields["value"] = "" if value is None else str(value)
+            if data.get("option_text"):
+                fields["option_text"] = mask_text(str(data["option_text"]))[0]
+        if "checked" in data:
+            fields["checked"] = bool(data["checked"])
+        self.writer.put("input", **fields)
+
+    def _screen_crops(self) -> bool:
+        return not self.headless and bool(os.environ.get("DISPLAY"))
+
+    def _fill_click(self, slot: Slot, data: dict[str, Any], crop: Any) -> None:
+        frame, fp = self._store_crop(data, crop) if crop is not None else (None, None)
+        slot.fill(
+            x=data.get("x"), y=data.get("y"), screen_x=data.get("screen_x"),
+            screen_y=data.get("screen_y"), button=data.get("button", "left"),
+            url=mask_url(str(data.get("url", "")))[0], target=_scrub_target(data.get("target")),
+            frame=frame, **({"frame_fp": fp} if fp else {}),
+        )
+
+    def process_pending(self) -> None:
+        """Take the crops the callbacks asked for (headless: page screenshots),
+        skipping any page that has moved on: no crop beats a wrong one."""
+        while self.pending:
+            slot, page, data = self.pending.pop(0)
+            crop = None
+            try:
+                if page is not None and not page.is_closed() and page.url == data.get("url"):
+                    crop = self._page_crop(page, data)
+                    if page.url != data.get("url"):
+                        crop = None  # it navigated while the shot was taken
+            except Exception:
+                crop = None
+            self._fill_click(slot, data, crop)
+
+    def _screen_crop(self, data: dict[str, Any]) -> Any:
+        box = crop_box((data.get("target") or {}).get("bbox") or {}, data.get("viewport") or {})
+        shift = data.get("screen_shift") or {}
+        return grab_screen({"x": box["x"] + int(shift.get("x", 0)),
+                            "y": box["y"] + int(shift.get("y", 0)), "w": box["w"], "h": box["h"]})
+
+    def _page_crop(self, page: Any, data: dict[str, Any]) -> Any:
+        import io
+
+        from PIL import Image
+
+        box = crop_box((data.get("target") or {}).get("bbox") or {}, data.get("viewport") or {})
+        png = page.screenshot(clip={"x": box["x"], "y": box["y"], "width": box["w"],
+                                    "height": box["h"]}, timeout=2000, animations="disabled")
+        return Image.open(io.BytesIO(png)).convert("RGB")
+
+    def _store_crop(self, data: dict[str, Any], img: Any) -> tuple[str, dict[str, Any]]:
+        """Black out every sensitive field, then write the crop and its fingerprint."""
+        target = data.get("target") or {}
+        box = crop_box(target.get("bbox") or {}, data.get("viewport") or {})
+        boxes = list(data.get("sensitive_boxes") or [])
+        if target.get("sensitive") and target.get("bbox"):
+            boxes.append(target["bbox"])
+        scale = img.width / box["w"] if box["w"] else 1.0
+        img = black_out(img, box, boxes, scale)
+        self.frames_written += 1
+        name = f"{self.writer.now_ms():09d}-{self.frames_written:04d}.png"
+        rel = self.writer.write_frame(name, to_png(img))
+        return rel, fingerprint_image(img)

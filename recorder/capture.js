@@ -1,0 +1,271 @@
+// teachd's capture script: injected into every page and frame before any
+// page script runs. It reports what the person does, with a full description
+// of each target, through the binding window.__teachdEmit. Values of
+// sensitive fields never leave the page.
+(() => {
+  if (window.__teachdInstalled) return;
+  window.__teachdInstalled = true;
+  const emit = (data) => { try { window.__teachdEmit(data); } catch (e) { /* page closing */ } };
+  const SENSITIVE_AC = new Set(["current-password", "new-password", "one-time-code", "cc-number", "cc-csc", "cc-exp"]);
+  const INTERACTIVE = "button, a[href], input, select, textarea, summary, option, [role=button], [role=link], " +
+    "[role=checkbox], [role=radio], [role=switch], [role=tab], [role=menuitem], [role=option], " +
+    "[role=combobox], [role=textbox], [contenteditable=''], [contenteditable=true]";
+  const TEST_ID_ATTRS = ["data-testid", "data-test-id", "data-test", "data-qa"];
+  const norm = (s) => (s || "").replace(/\s+/g, " ").trim();
+
+  const isSensitive = (el) => {
+    if (!el || el.nodeType !== 1) return false;
+    if (el.dataset && el.dataset.teachdSecret === "1") return true;
+    const type = (el.getAttribute("type") || "").toLowerCase();
+    const ac = (el.getAttribute("autocomplete") || "").toLowerCase().split(/\s+/);
+    return type === "password" || ac.some((t) => SENSITIVE_AC.has(t));
+  };
+
+  const retarget = (el) => {
+    if (!el || el.nodeType !== 1) return el;
+    const hit = el.closest(INTERACTIVE) || el;
+    if (hit.tagName === "LABEL" && hit.control) return hit.control;
+    const label = el.closest("label");
+    if (label && label.control && hit === el) return label.control;
+    return hit;
+  };
+
+  const implicitRole = (el) => {
+    const explicit = el.getAttribute("role");
+    if (explicit) return explicit.split(/\s+/)[0];
+    const tag = el.tagName.toLowerCase();
+    const type = (el.getAttribute("type") || "text").toLowerCase();
+    if (tag === "a" && el.hasAttribute("href")) return "link";
+    if (tag === "button" || tag === "summary") return "button";
+    if (tag === "select") return el.multiple ? "listbox" : "combobox";
+    if (tag === "textarea") return "textbox";
+    if (tag === "option") return "option";
+    if (tag === "img") return "img";
+    if (/^h[1-6]$/.test(tag)) return "heading";
+    if (tag === "input") {
+      if (["button", "submit", "reset", "image"].includes(type)) return "button";
+      if (type === "checkbox") return "checkbox";
+      if (type === "radio") return "radio";
+      if (type === "search") return "searchbox";
+      if (type === "number") return "spinbutton";
+      if (type === "range") return "slider";
+      if (type === "hidden") return null;
+      return "textbox";
+    }
+    return null;
+  };
+
+  const labelText = (el) => {
+    const by = el.getAttribute("aria-labelledby");
+    if (by) {
+      const t = by.split(/\s+/).map((id) => document.getElementById(id)).filter(Boolean)
+        .map((n) => norm(n.innerText || n.textContent)).join(" ");
+      if (t) return t;
+    }
+    if (el.labels && el.labels.length) return norm(el.labels[0].innerText || el.labels[0].textContent);
+    const wrap = el.closest("label");
+    return wrap ? norm(wrap.innerText || wrap.textContent) : null;
+  };
+
+  const accessibleName = (el) => {
+    const aria = el.getAttribute("aria-label");
+    const labelled = labelText(el);
+    if (el.getAttribute("aria-labelledby") && labelled) return labelled;
+    if (aria && norm(aria)) return norm(aria);
+    const tag = el.tagName.toLowerCase();
+    const type = (el.getAttribute("type") || "").toLowerCase();
+    if (["input", "select", "textarea"].includes(tag)) {
+      if (labelled) return labelled;
+      if (tag === "input" && ["button", "submit", "reset"].includes(type)) return norm(el.value) || null;
+      return norm(el.getAttribute("title") || el.getAttribute("placeholder")) || null;
+    }
+    const text = norm(el.innerText || el.textContent);
+    if (text) return text.slice(0, 200);
+    const img = el.querySelector && el.querySelector("img[alt]");
+    return norm(el.getAttribute("title") || (img && img.getAttribute("alt"))) || null;
+  };
+
+  const looksGenerated = (v) => !v || /^:r[0-9a-z]+:$|[0-9a-f]{8,}|\d{3,}/i.test(v);
+
+  const cssPath = (el) => {
+    if (el.id && !looksGenerated(el.id) && document.querySelectorAll("#" + CSS.escape(el.id)).length === 1)
+      return "#" + CSS.escape(el.id);
+    const parts = [];
+    let node = el;
+    while (node && node.nodeType === 1 && node !== document.documentElement) {
+      if (node !== el && node.id && !looksGenerated(node.id) &&
+          document.querySelectorAll("#" + CSS.escape(node.id)).length === 1) {
+        parts.unshift("#" + CSS.escape(node.id));
+        break;
+      }
+      const tag = node.tagName.toLowerCase();
+      const parent = node.parentElement;
+      if (!parent) { parts.unshift(tag); break; }
+      const same = Array.from(parent.children).filter((c) => c.tagName === node.tagName);
+      parts.unshift(same.length > 1 ? `${tag}:nth-of-type(${same.indexOf(node) + 1})` : tag);
+      node = parent;
+    }
+    return parts.join(" > ");
+  };
+
+  const xpath = (el) => {
+    const parts = [];
+    let node = el;
+    while (node && node.nodeType === 1) {
+      const tag = node.tagName.toLowerCase();
+      const parent = node.parentNode;
+      const same = parent ? Array.from(parent.children).filter((c) => c.tagName === node.tagName) : [node];
+      parts.unshift(same.length > 1 ? `${tag}[${same.indexOf(node) + 1}]` : tag);
+      node = parent && parent.nodeType === 1 ? parent : null;
+    }
+    return "/" + parts.join("/");
+  };
+
+  const rect = (el) => {
+    const r = el.getBoundingClientRect();
+    return { x: Math.round(r.x * 10) / 10, y: Math.round(r.y * 10) / 10,
+             w: Math.round(r.width * 10) / 10, h: Math.round(r.height * 10) / 10 };
+  };
+
+  const countMatches = (el, d) => {
+    const q = (sel) => { try { return document.querySelectorAll(sel).length; } catch (e) { return null; } };
+    const m = {};
+    if (d.test_id) m.test_id = TEST_ID_ATTRS.reduce((n, a) => n + q(`[${a}="${CSS.escape(d.test_id)}"]`), 0);
+    const all = Array.from(document.querySelectorAll(INTERACTIVE + ", label, h1, h2, h3, h4, h5, h6, img")).slice(0, 3000);
+    if (d.role && d.name) m.role = all.filter((n) => implicitRole(n) === d.role && accessibleName(n) === d.name).length;
+    if (d.label) m.label = all.filter((n) => ["INPUT", "SELECT", "TEXTAREA"].includes(n.tagName) && labelText(n) === d.label).length;
+    if (d.attrs.placeholder) m.placeholder = q(`[placeholder="${CSS.escape(d.attrs.placeholder)}"]`);
+    if (d.text) m.text = all.filter((n) => !["INPUT", "SELECT", "TEXTAREA"].includes(n.tagName) && norm(n.innerText) === d.text).length;
+    if (d.id) m.id = q("#" + CSS.escape(d.id));
+    if (d.attrs.name) m.attr = q(`${d.tag}[name="${CSS.escape(d.attrs.name)}"]`);
+    m.css = q(d.css);
+    try {
+      m.xpath = document.evaluate(`count(${d.xpath})`, document, null, XPathResult.NUMBER_TYPE, null).numberValue;
+    } catch (e) { /* leave it out */ }
+    return m;
+  };
+
+  const labelledAncestor = (el) => {
+    let node = el.parentElement;
+    while (node && node !== document.body) {
+      const tag = node.tagName.toLowerCase();
+      let name = node.getAttribute("aria-label");
+      if (!name && tag === "fieldset") { const lg = node.querySelector("legend"); name = lg && norm(lg.innerText); }
+      if (!name && ["section", "form", "dialog", "article"].includes(tag) || node.getAttribute("role") === "group") {
+        const h = node.querySelector("h1, h2, h3, h4, h5, h6, legend");
+        name = name || (h && norm(h.innerText));
+      }
+      if (name) return { name: norm(name), bbox: rect(node) };
+      node = node.parentElement;
+    }
+    return null;
+  };
+
+  const describe = (el) => {
+    const attrs = {};
+    for (const a of ["name", "type", "placeholder", "aria-label", "autocomplete", "href", "title", "alt"]) {
+      const v = el.getAttribute(a);
+      if (v !== null) attrs[a] = v;
+    }
+    const tag = el.tagName.toLowerCase();
+    const testAttr = TEST_ID_ATTRS.find((a) => el.hasAttribute(a));
+    const d = {
+      tag, role: implicitRole(el), name: accessibleName(el),
+      text: ["input", "select", "textarea"].includes(tag) ? null : (norm(el.innerText || el.textContent).slice(0, 200) || null),
+      id: el.id || null, test_id: testAttr ? el.getAttribute(testAttr) : null, attrs,
+      label: ["input", "select", "textarea"].includes(tag) ? labelText(el) : null,
+      css: cssPath(el), xpath: xpath(el), bbox: rect(el),
+      frame_url: window === window.top ? null : location.href,
+      sensitive: isSensitive(el),
+    };
+    const sameRole = Array.from(document.querySelectorAll(tag)).filter((n) => accessibleName(n) === d.name);
+    d.nth = Math.max(0, sameRole.indexOf(el));
+    d.matches = countMatches(el, d);
+    const anc = labelledAncestor(el);
+    if (anc) d.ancestor = anc;
+    return d;
+  };
+
+  const sensitiveBoxes = () => Array.from(document.querySelectorAll("input, textarea, [contenteditable]"))
+    .filter(isSensitive).map(rect).filter((r) => r.w > 0 && r.h > 0);
+
+  // Typing is sent once the person pauses, leaves the field, or acts elsewhere,
+  // so a half-typed value (say, the start of a token) is not written.
+  const pending = new Map();
+  const flush = (el) => {
+    const entry = pending.get(el);
+    if (!entry) return;
+    clearTimeout(entry.timer);
+    pending.delete(el);
+    const d = describe(el);
+    if (d.sensitive) emit({ kind: "input", target: d, masked: true });
+    else emit({ kind: "input", target: d, value: el.isContentEditable ? el.innerText : el.value });
+  };
+  const flushAll = () => Array.from(pending.keys()).forEach(flush);
+
+  document.addEventListener("pointerdown", (e) => {
+    flushAll();
+    const el = retarget(e.target);
+    if (!el || el.nodeType !== 1) return;
+    const shift = { x: e.screenX - e.clientX, y: e.screenY - e.clientY };
+    emit({ kind: "click", x: e.clientX, y: e.clientY, screen_x: e.screenX, screen_y: e.screenY,
+           button: ["left", "middle", "right"][e.button] || "left", url: location.href,
+           target: describe(el), sensitive_boxes: sensitiveBoxes(), screen_shift: shift,
+           viewport: { w: window.innerWidth, h: window.innerHeight, dpr: window.devicePixelRatio } });
+  }, true);
+
+  document.addEventListener("input", (e) => {
+    const el = e.target;
+    if (!el || el.nodeType !== 1) return;
+    const tag = el.tagName;
+    const type = (el.getAttribute("type") || "").toLowerCase();
+    if (tag === "SELECT" || type === "checkbox" || type === "radio") return; // sent on change
+    const entry = pending.get(el) || {};
+    clearTimeout(entry.timer);
+    entry.timer = setTimeout(() => flush(el), 400);
+    pending.set(el, entry);
+  }, true);
+
+  document.addEventListener("change", (e) => {
+    const el = e.target;
+    if (!el || el.nodeType !== 1) return;
+    for (const other of Array.from(pending.keys())) if (other !== el) flush(other);
+    const type = (el.getAttribute("type") || "").toLowerCase();
+    if (el.tagName === "SELECT") {
+      const opt = el.selectedOptions && el.selectedOptions[0];
+      emit({ kind: "input", target: describe(el), value: el.value, option_text: opt ? norm(opt.text) : null });
+    } else if (type === "checkbox" || type === "radio") {
+      emit({ kind: "input", target: describe(el), value: el.value, checked: el.checked });
+    } else {
+      flush(el); // only if typing is still pending: blur may have sent it already
+    }
+  }, true);
+
+  document.addEventListener("focusout", (e) => flush(e.target), true);
+
+  const KEYS = new Set(["Enter", "Escape", "Tab", "ArrowUp", "ArrowDown", "Delete"]);
+  document.addEventListener("keydown", (e) => {
+    if (e.ctrlKey && e.altKey && (e.key === "s" || e.key === "S")) {
+      // the recorder's "secret" hotkey: the focused field's value is never recorded
+      const el = document.activeElement;
+      if (el && el !== document.body) { el.dataset.teachdSecret = "1"; pending.delete(el); emit({ kind: "mark" }); }
+      e.preventDefault();
+      return;
+    }
+    if (!KEYS.has(e.key)) return;
+    const el = e.target && e.target.nodeType === 1 ? e.target : null;
+    if (el) flush(el);
+    const mods = ["Alt", "Control", "Meta", "Shift"].filter((m) => e.getModifierState(m));
+    emit({ kind: "key", key: e.key, modifiers: mods, url: location.href, target: el ? describe(el) : null });
+  }, true);
+
+  const pageEvent = () => { if (window === window.top) emit({ kind: "page", url: location.href, title: document.title }); };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", pageEvent, { once: true });
+  else pageEvent();
+  for (const fn of ["pushState", "replaceState"]) {
+    const orig = history[fn];
+    history[fn] = function (...args) { const r = orig.apply(this, args); setTimeout(pageEvent, 0); return r; };
+  }
+  window.addEventListener("popstate", () => setTimeout(pageEvent, 0));
+  window.addEventListener("beforeunload", flushAll);
+})();

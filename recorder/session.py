@@ -1,0 +1,165 @@
+"""One recording from start to stop: launch, capture, and stop cleanly on
+SIGINT/SIGTERM, on the browser being closed, or on ``teachd teach stop``."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from compiler.secrets import mask_url
+from recorder import __version__
+from recorder.browser import BINDING, CAPTURE_JS, BrowserCapture, chromium_path, launch_args
+from recorder.writer import EventWriter
+
+POLL_MS = 50
+
+
+class RecorderError(RuntimeError):
+    """Recording could not start; the message is one line for the person."""
+
+
+@dataclass
+class TeachOptions:
+    name: str
+    url: str
+    folder: Path
+    chromium: str | None = None
+    cdp_port: int | None = None
+    headless: bool = False
+    os_input: bool = True
+    viewport: dict[str, int] = field(default_factory=lambda: {"w": 1280, "h": 800})
+    on_ready: Callable[[dict[str, Any]], None] | None = None
+
+
+@dataclass
+class Outcome:
+    folder: Path
+    reason: str
+    events: int
+    frames: int
+
+
+def new_recording_id(now: datetime | None = None) -> str:
+    now = now or datetime.now(UTC)
+    return f"rec-{now:%Y%m%d-%H%M%S}-{os.urandom(3).hex()}"
+
+
+def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Outcome:
+    """Record until a stop condition; the Recording is complete when this returns."""
+    exe = chromium_path(opts.chromium)
+    if not opts.headless and not os.environ.get("DISPLAY"):
+        raise RecorderError("no display to show the browser on: run on a desktop, or pass --headless")
+    stop = stop_event or threading.Event()
+    reason = {"value": "stopped"}
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        reason["value"] = signal.Signals(signum).name
+        stop.set()
+
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, on_signal)
+
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import sync_playwright
+
+    started = datetime.now(UTC)
+    writer: EventWriter | None = None
+    profile = opts.folder.parent / f".profile-{opts.folder.name}"
+    desktop = None
+    frames = 0
+    ok = False
+    try:
+        with sync_playwright() as pw:
+            try:
+                ctx = pw.chromium.launch_persistent_context(
+                    str(profile), executable_path=exe, headless=opts.headless,
+                    args=launch_args(opts.cdp_port),
+                    viewport={"width": opts.viewport["w"], "height": opts.viewport["h"]},
+                )
+            except PlaywrightError as exc:
+                raise RecorderError(f"Chromium did not start: {str(exc).splitlines()[0]}") from None
+            writer = EventWriter(opts.folder)  # t = 0 once the browser is up
+            pages: list[Any] = []
+            capture = BrowserCapture(writer=writer, headless=opts.headless, pages=pages)
+            def on_close(*_: Any) -> None:
+                if not stop.is_set():
+                    reason["value"] = "browser closed"
+                stop.set()
+
+            ctx.on("close", on_close)
+            ctx.on("page", capture.tab_of)
+            page = ctx.pages[0] if ctx.pages else ctx.new_page()
+            capture.tab_of(page)
+            writer.put("start", name=opts.name, url=mask_url(opts.url)[0],
+                       screen={"w": opts.viewport["w"], "h": opts.viewport["h"]},
+                       recorder=f"teachd-recorder {__version__}", id=opts.folder.name,
+                       started_at=started.isoformat(timespec="seconds"))
+            ctx.expose_binding(BINDING, capture.on_emit)
+            ctx.add_init_script(path=str(CAPTURE_JS))
+            try:
+                page.goto(opts.url, wait_until="domcontentloaded", timeout=20_000)
+            except PlaywrightError as exc:
+                raise RecorderError(f"cannot open {opts.url}: {str(exc).splitlines()[0]}") from None
+            if opts.os_input and os.environ.get("DISPLAY"):
+                desktop = _start_desktop(writer)
+            if opts.on_ready:
+                opts.on_ready({"recording_dir": str(opts.folder), "cdp_port": opts.cdp_port})
+            while not stop.is_set():
+                live = [p for p in ctx.pages if not p.is_closed()]
+                if not live:
+                    reason["value"] = "browser closed"
+                    break
+                try:
+                    live[-1].wait_for_timeout(POLL_MS)
+                    capture.process_pending()
+                except PlaywrightError:
+                    if not [p for p in ctx.pages if not p.is_closed()]:
+                        reason["value"] = "browser closed"
+                        break
+            capture.process_pending()
+            frames = capture.frames_written
+            with contextlib.suppress(Exception):
+                live = [p for p in ctx.pages if not p.is_closed()]
+                if live:  # let the page hand over typing it still holds
+                    live[-1].evaluate("window.dispatchEvent(new Event('beforeunload'))")
+                    live[-1].wait_for_timeout(POLL_MS)
+            with contextlib.suppress(Exception):
+                ctx.close()
+        ok = True
+    finally:
+        if desktop is not None:
+            desktop.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if writer is not None:
+            if ok:
+                writer.put("stop", reason=reason["value"])
+            writer.close(complete=ok)
+        _rmtree_quiet(profile)
+    return Outcome(opts.folder, reason["value"], writer.written if writer else 0, frames)
+
+
+def _start_desktop(writer: EventWriter) -> Any:
+    try:
+        from recorder.desktop import DesktopCapture
+
+        desktop = DesktopCapture(writer)
+        desktop.start()
+        return desktop
+    except Exception:  # no X server access: the browser capture still works
+        return None
+
+
+def _rmtree_quiet(path: Path) -> None:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)

@@ -1,0 +1,111 @@
+"""The crash-safe, append-only Recording on disk.
+
+Producers (browser binding, OS listeners) never block: they ``put`` and go.
+One writer thread numbers the events, appends each as a JSON line and flushes
+it at once (a killed recorder loses only what is still in the queue); it
+fsyncs at most every 100 ms so a power cut costs no more than that either.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+FORMAT_VERSION = 1
+INCOMPLETE_MARKER = ".incomplete"
+FSYNC_INTERVAL = 0.1
+
+
+class Slot:
+    """A place in the event order taken now, filled a moment later (a click
+    holds its place while its crop is taken)."""
+
+    def __init__(self, type_: str, t: int) -> None:
+        self.type, self.t = type_, t
+        self.fields: dict[str, Any] | None = None
+        self.ready = threading.Event()
+
+    def fill(self, **fields: Any) -> None:
+        self.fields = fields
+        self.ready.set()
+
+
+SLOT_WAIT = 3.0
+
+
+class EventWriter:
+    def __init__(self, folder: Path, clock: Any = time.monotonic) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        (folder / "frames").mkdir(exist_ok=True, mode=0o700)
+        (folder / INCOMPLETE_MARKER).touch(mode=0o600)
+        fd = os.open(folder / "events.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        self._fh = os.fdopen(fd, "a", encoding="utf-8")
+        self._clock = clock
+        self._t0 = clock()
+        self._queue: queue.Queue[dict[str, Any] | Slot | None] = queue.Queue()
+        self._seq = 0
+        self.written = 0
+        self.latencies: list[float] = []  # enqueue → on disk, seconds (for the benchmark)
+        self._thread = threading.Thread(target=self._run, name="teachd-writer", daemon=True)
+        self._thread.start()
+
+    def now_ms(self) -> int:
+        return int((self._clock() - self._t0) * 1000)
+
+    def put(self, type_: str, **fields: Any) -> None:
+        """Queue one event; ``t`` is taken now, ``seq`` when it is written."""
+        self._queue.put({"type": type_, "t": self.now_ms(), "_queued": time.monotonic(), **fields})
+
+    def reserve(self, type_: str) -> Slot:
+        """Hold this event's place; the writer waits (briefly) for ``fill``."""
+        slot = Slot(type_, self.now_ms())
+        self._queue.put(slot)
+        return slot
+
+    def write_frame(self, name: str, png: bytes) -> str:
+        rel = f"frames/{name}"
+        fd = os.open(self.folder / rel, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(png)
+        return rel
+
+    def _run(self) -> None:
+        last_sync = time.monotonic()
+        while True:
+            item = self._queue.get()
+            if item is None:
+                break
+            if isinstance(item, Slot):
+                queued = time.monotonic()
+                if not item.ready.wait(SLOT_WAIT) or item.fields is None:
+                    continue  # the producer failed: the event is dropped, order kept
+                item = {"type": item.type, "t": item.t, **item.fields}
+            else:
+                queued = item.pop("_queued")
+            line = {"v": FORMAT_VERSION, "seq": self._seq, **item}
+            self._seq += 1
+            self._fh.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
+            self._fh.flush()
+            now = time.monotonic()
+            if now - last_sync >= FSYNC_INTERVAL or self._queue.empty():
+                os.fsync(self._fh.fileno())
+                last_sync = now
+            self.written += 1
+            if len(self.latencies) < 1_000_000:
+                self.latencies.append(time.monotonic() - queued)
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def close(self, complete: bool = True) -> None:
+        """Drain the queue and close; an incomplete recording keeps its marker."""
+        self._queue.put(None)
+        self._thread.join(timeout=10)
+        self._fh.close()
+        if complete:
+            (self.folder / INCOMPLETE_MARKER).unlink(missing_ok=True)
