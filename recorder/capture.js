@@ -5,6 +5,8 @@
 (() => {
   if (window.__teachdInstalled) return;
   window.__teachdInstalled = true;
+  // Without the recorder's binding (a replay), only the describer is installed.
+  const recording = typeof window.__teachdEmit === "function";
   const emit = (data) => { try { window.__teachdEmit(data); } catch (e) { /* page closing */ } };
   const SENSITIVE_AC = new Set(["current-password", "new-password", "one-time-code", "cc-number", "cc-csc", "cc-exp"]);
   const INTERACTIVE = "button, a[href], input, select, textarea, summary, option, [role=button], [role=link], " +
@@ -185,6 +187,9 @@
     if (anc) d.ancestor = anc;
     return d;
   };
+
+  window.__teachdDescribe = describe;
+  if (!recording) return;
 
   const sensitiveBoxes = () => Array.from(document.querySelectorAll("input, textarea, [contenteditable]"))
     .filter(isSensitive).map(rect).filter((r) => r.w > 0 && r.h > 0);

@@ -27,6 +27,7 @@ class Settings:
     sources: Mapping[str, bool] = field(default_factory=dict)
     include: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    profiles: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def key_path(self) -> Path:
@@ -55,6 +56,7 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
         sources={str(k): bool(v) for k, v in (conf.get("sources") or {}).items()},
         include=tuple(str(g) for g in conf.get("include", []) or []),
         ignore=tuple(str(g) for g in conf.get("ignore", []) or []),
+        profiles={str(k): tuple(str(s) for s in (v or [])) for k, v in (conf.get("profiles") or {}).items()},
     )
 
 

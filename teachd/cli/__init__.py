@@ -32,11 +32,14 @@ def cli(ctx: click.Context, verbose: bool) -> None:
 
 
 def _register() -> None:
-    from teachd.cli import compiling, skills, teach
+    from teachd.cli import compiling, running, skills, teach
 
     cli.add_command(teach.teach)
     cli.add_command(compiling.compile_)
     cli.add_command(skills.skills)
+    cli.add_command(running.run)
+    cli.add_command(running.feedback)
+    cli.add_command(running.approvals)
 
 
 _register()

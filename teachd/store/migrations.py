@@ -39,3 +39,36 @@ MIGRATIONS: list[tuple[str, str]] = [
         """,
     ),
 ]
+
+MIGRATIONS.append(
+    (
+        "0002_runs_feedback_rules",
+        """
+        CREATE TABLE runs (
+            id TEXT PRIMARY KEY,
+            owner TEXT NOT NULL,
+            status TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            skills TEXT NOT NULL,
+            detail BLOB NOT NULL
+        );
+        CREATE TABLE feedback (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            owner TEXT NOT NULL,
+            slug TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            run_ref TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE approval_rules (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            owner TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            UNIQUE (owner, tool)
+        )
+        """,
+    )
+)

@@ -127,9 +127,11 @@ class SkillStore:
         slug: str,
         content: SkillContent | Callable[[SkillContent], SkillContent],
         note: str = "updated",
+        also: Callable[[Transaction, int], None] | None = None,
     ) -> Skill:
         """Append a new revision. ``content`` may be a function of the current
-        revision, evaluated inside the write lock (read-modify-write safe)."""
+        revision, evaluated inside the write lock (read-modify-write safe);
+        ``also`` writes more rows in the same transaction, given the new version."""
         now = self._clock()
         with self.db.atomic() as tx:
             rows = tx.execute(
@@ -153,6 +155,8 @@ class SkillStore:
                 "UPDATE skills SET current_version = ?, updated_at = ? WHERE owner = ? AND slug = ?",
                 (current + 1, now, self.owner, slug),
             )
+            if also is not None:
+                also(tx, current + 1)
         return self.get(slug)
 
     def restore(self, slug: str, version: int) -> Skill:

@@ -1,0 +1,130 @@
+"""``teachd run``, ``teachd feedback`` and ``teachd approvals``."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import re
+import sys
+
+import click
+
+from teachd.cli.app import App, emit, json_option, pass_app
+from teachd.errors import NotFound, PolicyStop, TeachdError
+from teachd.store.runs import RunStore
+
+
+def _runs(app: App) -> RunStore:
+    return RunStore(app.store)
+
+
+def secret_from_user(name: str) -> str:
+    """``TEACHD_SECRET_<NAME>``, else a hidden prompt; never argv, never stored."""
+    env_name = "TEACHD_SECRET_" + re.sub(r"[^A-Za-z0-9]", "_", name).upper()
+    value = os.environ.get(env_name)
+    if value:
+        return value
+    if sys.stdin.isatty():
+        value = getpass.getpass(f"teachd: {name} (hidden, not stored): ")
+        if value:
+            return value
+    raise PolicyStop(f"the secret {name!r} is needed: type it when asked, or set {env_name}")
+
+
+@click.command()
+@click.argument("slug")
+@click.option("--start-url", help="Open this instead of the recorded start page.")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="A parameter's value (default: what was demonstrated).")
+@click.option("--headless", is_flag=True, help="No visible window.")
+@click.option("--profile", help="Load only the skills this profile (config.yaml) binds.")
+@click.option("--approval", type=click.Choice(["auto", "ask"]), default="auto", show_default=True,
+              help="ask: every action asks unless a saved rule allows its tool; skills that "
+                   "require approval always ask.")
+@json_option
+@pass_app
+def run(app: App, slug: str, start_url: str | None, params: tuple[str, ...], headless: bool,
+        profile: str | None, approval: str, as_json: bool) -> int:
+    """Replay a taught skill in Chromium, with its approvals and scope; exit 0 only on success.
+
+    Approval requests read one answer each: `once` or `deny` (end of input: deny).
+    Secrets come from a hidden prompt or TEACHD_SECRET_<NAME>.
+    """
+    from teachd.runner.gate import TerminalApprover
+    from teachd.runner.run import run_skill
+
+    values: dict[str, str] = {}
+    for item in params:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise click.UsageError(f"--param takes NAME=VALUE, not {item!r}")
+        values[name] = value
+    bound = None
+    if profile is not None:
+        if profile not in app.settings.profiles:
+            raise NotFound(f"no profile {profile!r} in config.yaml")
+        bound = list(app.settings.profiles[profile])
+    outcome = run_skill(
+        _runs(app), slug, TerminalApprover(), secret_from_user, params=values,
+        start_url=start_url, headless=headless, chromium=os.environ.get("TEACHD_CHROMIUM"),
+        profile=bound, run_setting=approval,
+        progress=None if as_json else (lambda msg: click.echo(f"teachd: {msg}", err=True)),
+    )
+    emit(as_json, outcome.as_dict(),
+         f"run {outcome.run_id}: {outcome.status} — {outcome.message}\n"
+         f"tell teachd how it went: teachd feedback {outcome.run_id} --skill {slug} success|failure")
+    return 0 if outcome.status == "success" else 1
+
+
+@click.command()
+@click.argument("run_id")
+@click.option("--skill", "slug", required=True, help="The skill the feedback is about.")
+@click.argument("outcome", type=click.Choice(["success", "failure"]))
+@click.option("--note", help="A short note, kept in the History line.")
+@json_option
+@pass_app
+def feedback(app: App, run_id: str, slug: str, outcome: str, note: str | None, as_json: bool) -> None:
+    """After a run: append a dated success/failure line to the skill's History, as a new version.
+
+    RUN_ID is a teachd run id, or an external agent's own run reference.
+    """
+    skill = _runs(app).feedback(run_id, slug, outcome, note)
+    emit(as_json, skill.summary(), f"{slug} v{skill.current_version}: recorded {outcome} for run {run_id}")
+
+
+@click.group()
+def approvals() -> None:
+    """Saved "always allow" rules (they never satisfy a skill that requires approval)."""
+
+
+@approvals.command("list")
+@json_option
+@pass_app
+def approvals_list(app: App, as_json: bool) -> None:
+    """List the saved rules."""
+    rules = _runs(app).rules()
+    emit(as_json, rules, lambda: "\n".join(f"{r['id']}  {r['tool']}  since {r['created_at']}"
+                                            for r in rules) or "no saved rules")
+
+
+@approvals.command("allow")
+@click.argument("tool")
+@click.option("--always", is_flag=True, help="Save it as a standing rule (required).")
+@json_option
+@pass_app
+def approvals_allow(app: App, tool: str, always: bool, as_json: bool) -> None:
+    """Always allow TOOL in runs that ask — except where a loaded skill requires approval."""
+    if not always:
+        raise TeachdError("say --always to save a standing rule")
+    rule_id = _runs(app).allow_always(tool)
+    emit(as_json, {"id": rule_id, "tool": tool}, f"rule {rule_id}: always allow {tool}")
+
+
+@approvals.command("revoke")
+@click.argument("rule_id", type=int)
+@json_option
+@pass_app
+def approvals_revoke(app: App, rule_id: int, as_json: bool) -> None:
+    """Remove a saved rule."""
+    _runs(app).revoke(rule_id)
+    emit(as_json, {"id": rule_id, "revoked": True}, f"revoked rule {rule_id}")

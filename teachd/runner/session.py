@@ -1,0 +1,76 @@
+"""What a run has loaded: the owner's enabled taught skills (or a profile's),
+skills loaded mid-run or named with ``$slug``, each bringing its gate."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from teachd.errors import NotFound
+from teachd.paths import check_relpath
+from teachd.runner.gate import Gate
+from teachd.store import SkillStore
+from teachd.store.models import Skill
+
+MENTION = re.compile(r"(?<![\w$])\$([a-z0-9]+(?:-[a-z0-9]+)*)")
+
+
+def mentions(task: str) -> list[str]:
+    return sorted(set(MENTION.findall(task or "")))
+
+
+class RunSession:
+    def __init__(self, store: SkillStore, gate: Gate, profile: Sequence[str] | None = None) -> None:
+        self.store, self.gate = store, gate
+        self.profile = list(profile) if profile is not None else None
+        self.loaded: dict[str, Skill] = {}
+
+    def _allowed(self, slug: str) -> bool:
+        return self.profile is None or slug in self.profile
+
+    def manifest(self) -> list[dict[str, str]]:
+        return [
+            {"slug": s.slug, "name": s.current.name, "description": s.current.description}
+            for s in self.store.list(enabled_only=True)
+            if self._allowed(s.slug)
+        ]
+
+    def auto_load(self) -> list[str]:
+        """A run that uses the computer loads the owner's enabled taught skills
+        (with a profile: only the skills it binds)."""
+        for s in self.store.list(enabled_only=True):
+            if self.profile is not None:
+                if s.slug in self.profile:
+                    self._take(s)
+            elif s.is_taught:
+                self._take(s)
+        return sorted(self.loaded)
+
+    def load_skill(self, slug: str) -> dict[str, Any]:
+        if not self._allowed(slug):
+            raise NotFound(f"skill {slug!r} is not bound to this run's profile")
+        skill = self.store.load(slug)  # refuses a disabled skill
+        self._take(skill)
+        return {"slug": slug, "version": skill.current_version,
+                "instructions": skill.current.instructions, "files": sorted(skill.current.files)}
+
+    def unload(self, slug: str) -> None:
+        self.loaded.pop(slug, None)
+        self.gate.unload(slug)
+
+    def read_skill_file(self, slug: str, path: str) -> str:
+        skill = self.loaded.get(slug) or self.store.load(slug)
+        rel = check_relpath(path)
+        if rel == "SKILL.md":
+            return skill.current.instructions
+        if rel not in skill.current.files:
+            raise NotFound(f"File not found: {rel} in skill {slug}")
+        return skill.current.files[rel]
+
+    def versions(self) -> dict[str, int]:
+        return {slug: s.current_version for slug, s in sorted(self.loaded.items())}
+
+    def _take(self, skill: Skill) -> None:
+        self.loaded[skill.slug] = skill
+        self.gate.load(skill.slug, skill.current.approval)
