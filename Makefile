@@ -1,11 +1,12 @@
 # Two commands set up and run everything on a fresh Debian machine:
 #   make test   the whole test suite (installs what it needs first)
+#   make demo   see below
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 TEST_DEBS := chromium xvfb xdotool
 
-.PHONY: test lint venv debs
+.PHONY: test lint venv debs demo
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,3 +23,10 @@ lint: venv
 
 test: venv debs lint
 	$(BIN)/python -m pytest -q
+
+#   make demo   the whole loop on the bundled sample app (teach → compile → store → replay on a changed app → feedback)
+DEMO_DEBS := chromium xvfb
+
+demo: venv
+	./scripts/ensure-debs $(DEMO_DEBS)
+	$(BIN)/teachd demo

@@ -9,6 +9,7 @@ cannot tell a desktop password prompt, so plain typing there is not recorded.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from compiler.secrets import mask_text
@@ -99,19 +100,23 @@ class DesktopCapture:
         for listener in self._listeners:
             listener.stop()
 
-    @staticmethod
-    def _is_browser(klass: str) -> bool:
-        return any(b in klass for b in BROWSER_CLASSES)
+    def _window_outside_browser(self, lookup: Callable[[], tuple[str, str]]) -> str | None:
+        """The window's (masked) title, or None when it is the browser's own
+        window, whose events the capture script reports better."""
+        try:
+            title, klass = lookup()
+        except Exception:  # the window went away: still outside the browser
+            title, klass = "", ""
+        if any(b in klass for b in BROWSER_CLASSES):
+            self.skipped_browser += 1
+            return None
+        return mask_text(title)[0]
 
     def _on_click(self, x: int, y: int, button: Any, pressed: bool) -> None:
         if not pressed:
             return
-        try:
-            title, klass = self._windows.at_pointer()
-        except Exception:
-            title, klass = "", ""
-        if self._is_browser(klass):
-            self.skipped_browser += 1
+        window = self._window_outside_browser(self._windows.at_pointer)
+        if window is None:
             return
         frame = None
         box = crop_box({"x": x - 40, "y": y - 20, "w": 80, "h": 40}, {})
@@ -122,7 +127,7 @@ class DesktopCapture:
                                             to_png(img))
         self.writer.put("os_click", x=x, y=y, screen_x=x, screen_y=y,
                         button=getattr(button, "name", str(button)),
-                        window=mask_text(title)[0], frame=frame)
+                        window=window, frame=frame)
 
     def _key_name(self, key: Any) -> str | None:
         name = getattr(key, "name", None)
@@ -141,15 +146,10 @@ class DesktopCapture:
         shortcut = bool(self._mods & {"ctrl", "alt", "cmd"})
         if name not in NAMED_KEYS and not shortcut:
             return  # plain typing outside the browser is never recorded
-        try:
-            title, klass = self._windows.focused()
-        except Exception:
-            title, klass = "", ""
-        if self._is_browser(klass):
-            self.skipped_browser += 1
+        window = self._window_outside_browser(self._windows.focused)
+        if window is None:
             return
-        self.writer.put("os_key", key=name, modifiers=sorted(self._mods),
-                        window=mask_text(title)[0], frame=None)
+        self.writer.put("os_key", key=name, modifiers=sorted(self._mods), window=window, frame=None)
 
     def _on_release(self, key: Any) -> None:
         name = self._key_name(key)

@@ -82,3 +82,14 @@ def write_skill(root: Path, name: str, description: str = "Does a thing.", body:
 
 def all_bytes_under(path: Path) -> bytes:
     return b"".join(p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file())
+
+
+@pytest.fixture
+def cli_env_runner() -> Callable[..., subprocess.CompletedProcess[str]]:
+    """The CLI with a given environment (for module-scoped homes)."""
+
+    def run(env: dict[str, str], *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "teachd", *args], env=env, input=input,
+                              capture_output=True, text=True, timeout=180)
+
+    return run

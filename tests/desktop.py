@@ -6,20 +6,15 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from teachd.teachproc import TeachProcess, free_port
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+__all__ = ["Teach", "free_port", "screen_point", "xdo", "xvfb_display"]
 
 
 @contextlib.contextmanager
@@ -51,39 +46,7 @@ def xdo(display: str, *args: str) -> str:
     return out.stdout
 
 
-class Teach:
-    """``teachd teach`` in a subprocess of its own session (so kill -9 takes
-    Chromium too), ready once it says it is recording."""
-
-    def __init__(self, env: dict[str, str], name: str, url: str, *flags: str,
-                 cdp_port: int | None = None) -> None:
-        self.cdp_port = cdp_port or free_port()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "teachd", "teach", name, "--url", url, "--cdp-port",
-             str(self.cdp_port), "--json", *flags],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            start_new_session=True,
-        )
-        self.err_lines: list[str] = []
-        deadline = time.monotonic() + 60
-        while True:
-            line = self.proc.stderr.readline()
-            if line:
-                self.err_lines.append(line)
-            if "recording" in line:
-                self.recording_dir = Path(line.split(" into ", 1)[1].split(";")[0].split(". ")[0])
-                return
-            if not line and self.proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("teach did not start: " + "".join(self.err_lines)
-                                   + self.proc.stderr.read())
-
-    def finish(self, timeout: float = 90) -> tuple[int, str, str]:
-        out, err = self.proc.communicate(timeout=timeout)
-        return self.proc.returncode, out, "".join(self.err_lines) + err
-
-    def kill9(self) -> None:
-        os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
+Teach = TeachProcess
 
 
 def screen_point(page: Any, selector: str, frame: Any = None) -> tuple[int, int]:

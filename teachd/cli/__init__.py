@@ -40,6 +40,7 @@ def _register() -> None:
     cli.add_command(running.run)
     cli.add_command(running.feedback)
     cli.add_command(running.approvals)
+    cli.add_command(running.demo)
 
 
 _register()

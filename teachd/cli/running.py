@@ -6,6 +6,7 @@ import getpass
 import os
 import re
 import sys
+from pathlib import Path
 
 import click
 
@@ -128,3 +129,15 @@ def approvals_revoke(app: App, rule_id: int, as_json: bool) -> None:
     """Remove a saved rule."""
     _runs(app).revoke(rule_id)
     emit(as_json, {"id": rule_id, "revoked": True}, f"revoked rule {rule_id}")
+
+
+@click.command()
+@click.option("--home", type=click.Path(path_type=Path),
+              help="Keep the demo's state here (default: a new temporary folder).")
+@json_option
+def demo(home: Path | None, as_json: bool) -> None:
+    """The whole loop on the bundled sample app: teach, compile, store, replay on a changed app, feedback."""
+    from teachd.demo import run_demo
+
+    summary = run_demo((lambda _m: None) if as_json else click.echo, home)
+    emit(as_json, summary, f"demo complete: state kept in {summary['home']}")

@@ -200,18 +200,23 @@ def export(app: App, slug: str, fmt: str, as_json: bool) -> None:
 @json_option
 @pass_app
 def versions(app: App, slug: str, as_json: bool) -> None:
-    """List every revision of a skill, oldest first."""
+    """List every revision of a skill, oldest first, with run outcomes per version."""
+    from teachd.store.runs import RunStore
+
     current = app.store.get(slug).current_version
+    counts = RunStore(app.store).outcome_counts(slug)
     items = [
         {"version": v.version, "created_at": v.created_at, "note": v.note,
-         "current": v.version == current}
+         "current": v.version == current,
+         **counts.get(v.version, {"success": 0, "failure": 0})}
         for v in app.store.versions(slug)
     ]
     emit(
         as_json,
         items,
         lambda: "\n".join(
-            f"{'*' if i['current'] else ' '} v{i['version']:<4} {i['created_at']}  {i['note']}"
+            f"{'*' if i['current'] else ' '} v{i['version']:<4} {i['created_at']}  "
+            f"✓{i['success']} ✗{i['failure']}  {i['note']}"
             for i in items
         ),
     )

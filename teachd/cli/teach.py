@@ -15,6 +15,7 @@ import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
 from teachd.errors import Conflict, NotFound, TeachdError
+from teachd.retention import purge_recordings
 from teachd.taught import compile_dir, save_compiled
 
 
@@ -75,6 +76,7 @@ def teach(app: App, name: str, url: str | None, cdp_port: int | None, headless: 
             raise Conflict("a recording is already running; stop it with `teachd teach stop`")
         pid_file.unlink(missing_ok=True)
     settings.recordings_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    purge_recordings(settings.recordings_dir)
     folder = settings.recordings_dir / new_recording_id()
 
     def ready(info: dict[str, object]) -> None:

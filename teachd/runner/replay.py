@@ -26,6 +26,11 @@ _IS_VISIBLE = ("e => { const r = e.getBoundingClientRect(); const s = getCompute
 _IDENTITY = "e => e.__teachdId || (e.__teachdId = (window.__teachdSeq = (window.__teachdSeq || 0) + 1))"
 
 
+def plain(text: str) -> str:
+    """Markdown emphasis off, for a terminal line."""
+    return text.replace("**", "").replace("\\", "")
+
+
 class Halt(TeachdError):
     """The replay stopped on purpose; the message names the step."""
 
@@ -145,8 +150,8 @@ class Replayer:
             if choice.identity is not None:
                 return self._handles[choice.identity], choice
             if time.monotonic() > deadline:
-                raise Halt(f"step {n}: {anchor.get('describe', 'the target')} — {choice.reason}; "
-                           "stopping rather than guessing")
+                raise Halt(plain(f"step {n}: {anchor.get('describe', 'the target')} — {choice.reason}; "
+                                 "stopping rather than guessing"))
             self.page.wait_for_timeout(250)
 
     # -- guards -----------------------------------------------------------
@@ -177,7 +182,7 @@ class Replayer:
     def run(self) -> None:
         for step in self.proc.steps:
             n, action = int(step["n"]), step["action"]
-            self.progress(f"step {n}: {action} {step.get('describe') or step.get('url') or ''}")
+            self.progress(plain(f"step {n}: {action} {step.get('describe') or step.get('url') or ''}"))
             try:
                 via = self._do(step)
             except (Halt, PolicyStop) as exc:
@@ -209,7 +214,7 @@ class Replayer:
             raise Halt(f"step {n}: no anchor for its target")
         handle, choice = self.resolve(n, anchor)
         handle.scroll_into_view_if_needed()
-        what = f"{action} {step.get('describe', '')}".strip()
+        what = plain(f"{action} {step.get('describe', '')}".strip())
         self._guard(n, what, self.page.url)
         new_tab = expect.get("tab") is not None and expect.get("tab") != step.get("tab", 0)
         if action in ("click", "dblclick") and new_tab:

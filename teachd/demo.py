@@ -1,0 +1,130 @@
+"""``teachd demo``: the whole loop on the bundled sample app.
+
+Record a scripted demonstration (through ``teachd teach`` and the DevTools
+port, with a password that must be masked), compile and store it, show the
+SKILL.md, replay it on a changed version of the app (renamed ids, moved
+layout), record the feedback and show the History.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from teachd.config import Settings
+from teachd.errors import TeachdError
+from teachd.exchange import export_md
+from teachd.runner.gate import Answer, Request
+from teachd.sampleapp import SampleApp, Variant
+from teachd.sampleapp.script import FORM, TASK, demonstrate
+from teachd.store import open_store
+from teachd.store.runs import RunStore
+from teachd.teachproc import TeachProcess, free_port
+
+DRIFT = Variant(renamed_ids=True, moved_layout=True)
+
+
+@contextlib.contextmanager
+def display() -> Iterator[tuple[str | None, bool]]:
+    """(DISPLAY, headless): the desktop if there is one, else our own Xvfb,
+    else headless."""
+    if os.environ.get("DISPLAY"):
+        yield os.environ["DISPLAY"], False
+        return
+    if not shutil.which("Xvfb"):
+        yield None, True
+        return
+    n = next(i for i in range(90, 200) if not Path(f"/tmp/.X11-unix/X{i}").exists()
+             and not Path(f"/tmp/.X{i}-lock").exists())
+    proc = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1400x1000x24", "-nolisten", "tcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while not Path(f"/tmp/.X11-unix/X{n}").exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise TeachdError("Xvfb did not start")
+        time.sleep(0.05)
+    try:
+        yield f":{n}", False
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+class AnnouncingApprover:
+    """The demo's person: each request is shown, then approved once."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        self.say = say
+        self.count = 0
+
+    def ask(self, request: Request) -> Answer:
+        self.count += 1
+        self.say(f"  approve? {request.describe()} → once")
+        return Answer(request.id, True)
+
+
+def run_demo(say: Callable[[str], None], home: Path | None = None) -> dict[str, Any]:
+    home = home or Path(tempfile.mkdtemp(prefix="teachd-demo-"))
+    home.mkdir(parents=True, exist_ok=True, mode=0o700)
+    password = "demo-" + secrets.token_urlsafe(9)  # known only to this process
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TEACHD_")}
+    env.update(TEACHD_HOME=str(home), TEACHD_OWNER="demo")
+    port = free_port()
+    summary: dict[str, Any] = {"home": str(home)}
+    with display() as (disp, headless):
+        flags = ["--no-os-input"] + (["--headless"] if headless else [])
+        if disp:
+            env["DISPLAY"] = disp
+        say(f"1. Starting the sample expenses app on 127.0.0.1:{port} and recording a demonstration "
+            f"({'headless' if headless else 'Chromium on display ' + str(disp)})…")
+        with SampleApp(password=password, port=port) as app:
+            teach = TeachProcess(env, TASK, app.url + "/login", *flags)
+            demonstrate(teach.cdp_port, password, pause=0.1)
+            code, out, err = teach.finish()
+            if code != 0:
+                raise TeachdError("the recording failed: " + " ".join(err.split())[-300:])
+        import json
+
+        saved = json.loads(out)
+        summary.update(saved)
+        settings = Settings(home=home, owner="demo")
+        store = open_store(settings)
+        skill = store.get(saved["slug"])
+        say(f"2. Compiled and stored {skill.slug} v{skill.current_version} "
+            f"(approval: {', '.join(sorted(skill.current.approval.gated)) or 'none'}). Its SKILL.md:\n")
+        say(export_md(skill))
+        say("3. Replaying it on a changed app: ids renamed, layout moved…")
+        runs = RunStore(store)
+        from teachd.runner.run import run_skill
+
+        os.environ.update({k: env[k] for k in ("DISPLAY",) if k in env})
+        with SampleApp(password=password, variant=DRIFT, port=port) as changed:
+            outcome = run_skill(runs, skill.slug, AnnouncingApprover(say), lambda _name: password,
+                                headless=headless, chromium=os.environ.get("TEACHD_CHROMIUM"),
+                                progress=lambda m: say("  " + m))
+            effect = list(changed.state.reports)
+        ok = outcome.status == "success" and len(effect) == 1 and all(
+            effect[0][k] == v for k, v in FORM.items())
+        say(f"   run {outcome.run_id}: {outcome.status} — {outcome.message}")
+        say(f"   the app now holds: {effect}")
+        verdict = "success" if ok else "failure"
+        updated = runs.feedback(outcome.run_id, skill.slug, verdict, note="teachd demo")
+        history = updated.current.instructions.split("## History", 1)[1].strip()
+        say(f"4. Feedback recorded as v{updated.current_version}. History:\n{history}\n")
+        leaks = [p for p in home.rglob("*") if p.is_file() and password.encode() in p.read_bytes()]
+        say(f"5. The demo password appears in {len(leaks)} of the files under {home}.")
+        summary.update(status=outcome.status, effect_ok=ok, run_id=outcome.run_id, leaks=len(leaks),
+                       version=updated.current_version)
+        if not ok or leaks:
+            raise TeachdError(f"the demo did not complete as expected (status {outcome.status}, "
+                              f"{len(leaks)} leaks)")
+    return summary

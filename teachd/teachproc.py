@@ -1,0 +1,54 @@
+"""``teachd teach`` as a child process, ready once it says it is recording:
+how the demo (and the tests) play the person over the DevTools port."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from teachd.errors import TeachdError
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class TeachProcess:
+    def __init__(self, env: dict[str, str], name: str, url: str, *flags: str,
+                 cdp_port: int | None = None, timeout: float = 60) -> None:
+        self.cdp_port = cdp_port or free_port()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "teachd", "teach", name, "--url", url, "--cdp-port",
+             str(self.cdp_port), "--json", *flags],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            start_new_session=True,  # so kill -9 of the group takes Chromium too
+        )
+        self.err_lines: list[str] = []
+        deadline = time.monotonic() + timeout
+        assert self.proc.stderr is not None
+        while True:
+            line = self.proc.stderr.readline()
+            if line:
+                self.err_lines.append(line)
+            if " into " in line and "recording" in line:
+                self.recording_dir = Path(line.split(" into ", 1)[1].split(";")[0].split(". ")[0])
+                return
+            if (not line and self.proc.poll() is not None) or time.monotonic() > deadline:
+                self.proc.kill()
+                raise TeachdError("the recorder did not start: "
+                                  + " ".join("".join(self.err_lines).split())[-300:])
+
+    def finish(self, timeout: float = 90) -> tuple[int, str, str]:
+        out, err = self.proc.communicate(timeout=timeout)
+        return self.proc.returncode, out, "".join(self.err_lines) + err
+
+    def kill9(self) -> None:
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)

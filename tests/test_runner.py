@@ -1,0 +1,166 @@
+"""Replays of a real recording on the project's sample app, with drift of
+each kind; the assertions are on the server's side effects."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from teachd.sampleapp import SampleApp, Variant
+from teachd.sampleapp.script import TASK
+from teachd.sampleapp.script import demonstrate as play
+from tests.conftest import all_bytes_under
+from tests.desktop import Teach, free_port
+
+PASSWORD = "Rr9-replay-Secret"
+SLUG = "taught-submit-an-expense-report"
+APPROVE_ALL = "once\n" * 40
+
+
+def demonstrate(env: dict[str, str], url: str) -> dict:
+    teach = Teach(env, TASK, url + "/login", "--headless", "--no-os-input")
+    play(teach.cdp_port, PASSWORD)
+    code, out, err = teach.finish()
+    assert code == 0, err
+    return json.loads(out)
+
+
+@pytest.fixture(scope="module")
+def taught(tmp_path_factory) -> Iterator[tuple[dict[str, str], int]]:
+    base = tmp_path_factory.mktemp("runner")
+    home = base / "home"
+    home.mkdir(mode=0o700)
+    (base / "user").mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TEACHD_")}
+    env.update(TEACHD_HOME=str(home), HOME=str(base / "user"), TEACHD_OWNER="alice")
+    port = free_port()
+    with SampleApp(password=PASSWORD, port=port) as app:
+        result = demonstrate(env, app.url)
+        assert len(app.state.reports) == 1
+    assert result["slug"] == SLUG
+    yield env, port
+
+
+def replay(env: dict[str, str], *args: str, stdin: str = APPROVE_ALL, secret: bool = True) -> tuple[int, dict, str]:
+    e = dict(env)
+    if secret:
+        e["TEACHD_SECRET_PASSWORD"] = PASSWORD
+    p = subprocess.run([sys.executable, "-m", "teachd", "run", SLUG, "--headless", "--json", *args],
+                       input=stdin, capture_output=True, text=True, env=e, timeout=180)
+    return p.returncode, (json.loads(p.stdout) if p.stdout.strip() else {}), p.stderr
+
+
+EXPECTED = {"amount": "42.50", "description": "Taxi from the airport", "category": "travel",
+            "has_receipt": True}
+POSSIBLE = ["base", "renamed_ids", "new_theme", "moved_layout", "inserted_elements", "wrappers",
+            "changed_labels", "below_fold", "decoys"]
+
+
+@pytest.mark.parametrize("variant", POSSIBLE)
+def test_replay_survives_drift_with_the_right_effect(taught, variant: str) -> None:
+    env, port = taught
+    with SampleApp(password=PASSWORD, variant=Variant.named(variant), port=port) as app:
+        code, out, err = replay(env)
+        reports = list(app.state.reports)
+    assert code == 0, (out.get("message"), err[-2000:])
+    assert out["status"] == "success"
+    assert len(reports) == 1, reports
+    assert {k: reports[0][k] for k in EXPECTED} == EXPECTED
+    assert out["skills"][SLUG] >= 1
+
+
+def test_removed_target_halts_with_no_effect(taught) -> None:
+    env, port = taught
+    with SampleApp(password=PASSWORD, variant=Variant(submit_removed=True), port=port) as app:
+        code, out, err = replay(env)
+        reports = list(app.state.reports)
+    assert code != 0 and out["status"] == "failure"
+    assert reports == []
+    halted = [s for s in out["steps"] if s["status"] == "halted"]
+    assert len(halted) == 1 and "Submit report" in halted[0]["detail"]
+    assert "not found" in out["message"] or "ambiguous" in out["message"]
+
+
+def test_deny_and_eof_abort_before_any_effect(taught) -> None:
+    env, port = taught
+    with SampleApp(password=PASSWORD, port=port) as app:
+        for stdin in ("deny\n", "", "once\nonce\nonce\n"):
+            code, out, err = replay(env, stdin=stdin)
+            assert code != 0 and out["status"] == "aborted", out
+            assert "required by skill " + SLUG in err
+        assert app.state.reports == []
+        assert not app.state.sessions  # the third run stopped before signing in
+
+
+def test_saved_always_allow_never_satisfies_the_skill(taught, cli_env_runner) -> None:
+    env, port = taught
+    assert cli_env_runner(env, "approvals", "allow", "computer_act", "--always").returncode == 0
+    with SampleApp(password=PASSWORD, port=port) as app:
+        code, out, err = replay(env, "--approval", "ask", stdin="")
+        assert out["status"] == "aborted" and app.state.reports == []
+    rules = json.loads(cli_env_runner(env, "approvals", "list", "--json").stdout)
+    cli_env_runner(env, "approvals", "revoke", str(rules[0]["id"]))
+
+
+def test_scope_violation_asks_and_deny_aborts(taught) -> None:
+    env, port = taught
+    with SampleApp(password=PASSWORD) as other:  # another origin (port)
+        code, out, err = replay(env, "--start-url", other.url + "/login", stdin="deny\n")
+        assert out["status"] == "aborted"
+        assert "outside the skill's allowed scope" in err
+        assert other.state.reports == []
+
+
+def test_profile_binding(taught, cli_env_runner, tmp_path) -> None:
+    env, port = taught
+    home = Path(env["TEACHD_HOME"])
+    (home / "config.yaml").write_text(f"profiles:\n  finance: [{SLUG}]\n  other: [nothing]\n")
+    try:
+        with SampleApp(password=PASSWORD, port=port) as app:
+            code, out, err = replay(env, "--profile", "finance", stdin="deny\n")
+            assert out["status"] == "aborted"  # bound to the profile, its gate still holds
+            p = cli_env_runner(env, "run", SLUG, "--headless", "--profile", "other")
+            assert p.returncode != 0 and "not bound" in p.stderr
+            assert app.state.reports == []
+    finally:
+        (home / "config.yaml").unlink()
+
+
+def test_missing_secret_aborts_and_secrets_never_stored(taught) -> None:
+    env, port = taught
+    with SampleApp(password=PASSWORD, port=port) as app:
+        code, out, err = replay(env, secret=False)
+        assert out["status"] == "aborted" and "TEACHD_SECRET_PASSWORD" in out["message"]
+        assert app.state.reports == []
+    assert PASSWORD.encode() not in all_bytes_under(Path(env["TEACHD_HOME"]))
+
+
+def test_feedback_appends_history_and_counts_per_version(taught, cli_env_runner) -> None:
+    env, port = taught
+    with SampleApp(password=PASSWORD, port=port):
+        code, out, err = replay(env)
+    assert code == 0
+    run_id, version = out["run_id"], out["skills"][SLUG]
+    procs = [subprocess.Popen([sys.executable, "-m", "teachd", "feedback", ref, "--skill", SLUG, verdict],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for ref, verdict in [(run_id, "success"), ("ext-agent:7", "failure"), ("ext-agent:8", "success"),
+                                  ("ext-agent:9", "success")]]
+    assert all(p.wait(60) == 0 for p in procs)
+    body = cli_env_runner(env, "skills", "load", SLUG).stdout
+    history = body.split("## History", 1)[1]
+    lines = [ln for ln in history.splitlines() if ln.startswith("- ")]
+    assert len([ln for ln in lines if f"run {run_id}" in ln]) == 1
+    assert len(lines) >= 4 and all(ln.startswith("- 20") and " — " in ln for ln in lines)
+    assert "Validation: replayed successfully" in body
+    versions = json.loads(cli_env_runner(env, "skills", "versions", SLUG, "--json").stdout)
+    assert versions[-1]["version"] == version + 4
+    ran = next(v for v in versions if v["version"] == version)
+    assert ran["success"] >= 1
+    bad = cli_env_runner(env, "feedback", "run-nope", "--skill", "taught-other", "success")
+    assert bad.returncode != 0
