@@ -67,9 +67,9 @@ def recorder_pids(pid: int) -> list[int]:
     return pids
 
 
-def rss_kb(pid: int) -> int:
+def rss_kb(pid: int, only: int | None = None) -> int:
     total = 0
-    for p in recorder_pids(pid):
+    for p in ([only] if only else recorder_pids(pid)):
         for line in Path(f"/proc/{p}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
                 total += int(line.split()[1])
@@ -164,7 +164,7 @@ def main() -> None:
             page.click("#c")  # a real click, with its crop
             clicks += 1
             tail.poll()
-            samples.append((time.monotonic() - start, rss_kb(pid), cpu_seconds(pid)))
+            samples.append((time.monotonic() - start, rss_kb(pid), cpu_seconds(pid), rss_kb(pid, pid)))
         page.evaluate("() => clearInterval(window.__slow)")
         disk = sum(p.stat().st_size for p in teach.recording_dir.rglob("*") if p.is_file()) - base_disk
         browser.close()
@@ -172,13 +172,13 @@ def main() -> None:
         teach.finish()
         minutes = (time.monotonic() - start) / 60
         print(f"\n### long recording: {minutes:.1f} min at 2 keys/s plus a click with crop every "
-              f"{total / 20:.0f} s\n")
-        print("| elapsed s | recorder RSS MB (Python + Playwright driver) | recorder CPU % (since last) |")
-        print("|---|---|---|")
+              f"{min(10, total / 20):.0f} s\n")
+        print("| elapsed s | RSS MB (Python + Playwright driver) | of which Python | CPU % (since last) |")
+        print("|---|---|---|---|")
         prev_t, prev_cpu = 0.0, cpu0
-        for when, rss, cpu in samples[:: max(1, len(samples) // 10)] + samples[-1:]:
+        for when, rss, cpu, py in samples[:: max(1, len(samples) // 10)] + samples[-1:]:
             share = (cpu - prev_cpu) / max(1e-9, when - prev_t) * 100
-            print(f"| {when:.0f} | {rss / 1024:.1f} | {share:.1f} |")
+            print(f"| {when:.0f} | {rss / 1024:.1f} | {py / 1024:.1f} | {share:.1f} |")
             prev_t, prev_cpu = when, cpu
         first, last = samples[0][1] / 1024, samples[-1][1] / 1024
         print(f"\nRSS first → last sample: {first:.1f} → {last:.1f} MB ({last - first:+.1f} MB); "
