@@ -4,7 +4,7 @@ parameters and secrets decided, every string masked, in a plain-data form
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from compiler.anchors import build_anchor, mark_shared_locators
@@ -26,28 +26,29 @@ class Procedure:
     success: dict[str, Any]
     first_title: str | None
     last_title: str | None
-    masked_elsewhere: int = 0
+    masked_elsewhere: int = 0  # secrets masked in URLs and titles
     signed_in: bool = False
-    notes: list[str] = field(default_factory=list)
-
-
-def _title(value: Any) -> str | None:
-    if not value or not str(value).strip():
-        return None
-    return mask_text(" ".join(str(value).split()))[0][:120]
 
 
 def build_procedure(rec: Recording) -> Procedure:
     raw = to_steps(rec)
-    masked_urls = 0
+    masked = 0
 
     def url(u: str | None) -> str | None:
-        nonlocal masked_urls
+        nonlocal masked
         if u is None:
             return None
         out, n = mask_url(u)
-        masked_urls += n
+        masked += n
         return out
+
+    def _title(value: Any) -> str | None:
+        nonlocal masked
+        if not value or not str(value).strip():
+            return None
+        out, n = mask_text(" ".join(str(value).split()))
+        masked += n
+        return out[:120]
 
     anchors: dict[str, dict[str, Any]] = {}
     anchor_ids: dict[tuple[str, str], str] = {}
@@ -125,10 +126,9 @@ def build_procedure(rec: Recording) -> Procedure:
                  "title": _title(last.expect_title)},
         first_title=first_title,
         last_title=_title(last.expect_title),
-        masked_elsewhere=masked_urls,
-        signed_in=any(
-            (s.get("secret") and "pass" in s["secret"]) for s in steps
-        ) or any(_is_password(st.target) for st in raw if st.action == "type"),
+        masked_elsewhere=masked,
+        signed_in=any(_is_password(st.target) for st in raw if st.action == "type")
+        or any("pass" in name for name in secrets),
     )
 
 

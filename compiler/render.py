@@ -205,7 +205,7 @@ def recording_md(rec: Recording, proc: Procedure) -> str:
         f"- stopped: {rec.stop_reason or 'no stop event (the recorder was killed)'}",
         "- events: " + ", ".join(f"{k} {counts[k]}" for k in sorted(counts)),
         f"- steps compiled: {len(proc.steps)}",
-        f"- secrets masked: {len(proc.secrets)} typed, {proc.masked_elsewhere} in URLs",
+        f"- secrets masked: {len(proc.secrets)} typed, {proc.masked_elsewhere} in URLs and titles",
         f"- compiler: {COMPILER_ID}",
     ]
     if rec.torn_tail:

@@ -156,7 +156,7 @@ def test_feedback_appends_history_and_counts_per_version(taught, cli_env_runner)
     history = body.split("## History", 1)[1]
     lines = [ln for ln in history.splitlines() if ln.startswith("- ")]
     assert len([ln for ln in lines if f"run {run_id}" in ln]) == 1
-    assert len(lines) >= 4 and all(ln.startswith("- 20") and " — " in ln for ln in lines)
+    assert len(lines) == 4 and all(ln.startswith("- 20") and " — " in ln for ln in lines)
     assert "Validation: replayed successfully" in body
     versions = json.loads(cli_env_runner(env, "skills", "versions", SLUG, "--json").stdout)
     assert versions[-1]["version"] == version + 4

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
 
 from teachd.approval import Approval
 from teachd.errors import Conflict, InvalidSkill, KeyProblem, NotFound
@@ -258,6 +257,3 @@ class SkillStore:
             updated_at=row["updated_at"],
             current=current,
         )
-
-    def stats(self) -> dict[str, Any]:
-        return {"skills": len(self.list())}
