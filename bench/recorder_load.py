@@ -150,6 +150,11 @@ def main() -> None:
         print("|---|---|---|---|---|---|")
         print(f"| {sent} | {got} | {sent - got} | {statistics.median(tail.latencies):.1f} | "
               f"{pct(tail.latencies, 0.99):.1f} | {max(tail.latencies):.1f} |")
+        if args.minutes <= 0:
+            browser.close()
+            subprocess.run([sys.executable, "-m", "teachd", "teach", "stop"], env=env, capture_output=True)
+            teach.finish()
+            return
         # phase 2: a long recording at a human pace
         base_disk = sum(p.stat().st_size for p in teach.recording_dir.rglob("*") if p.is_file())
         samples = []

@@ -86,8 +86,8 @@ def param_name(target: dict[str, Any] | None, taken: set[str]) -> str:
     """A snake_case name from the field's label/name, unique among ``taken``."""
     attrs = (target or {}).get("attrs") or {}
     base = ""
-    for value in ((target or {}).get("label"), attrs.get("name"), attrs.get("placeholder"),
-                  attrs.get("aria-label"), (target or {}).get("name"), (target or {}).get("id")):
+    for value in ((target or {}).get("label"), attrs.get("aria-label"), (target or {}).get("name"),
+                  attrs.get("placeholder"), attrs.get("name"), (target or {}).get("id")):
         words = ascii_words(str(value or ""))
         if words:
             base = "_".join(words)[:40].strip("_")

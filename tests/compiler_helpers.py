@@ -13,7 +13,7 @@ EXPENSE = FIXTURES / "recordings" / "expense-report"
 
 
 def load_fixture(folder: Path = EXPENSE) -> Recording:
-    frames = {f"frames/{p.name}": p.read_bytes() for p in sorted((folder / "frames").glob("*.png"))}
+    frames = {f"frames/{p.name}": p.read_bytes() for p in sorted(folder.glob("frames/*.png"))}
     return parse_recording((folder / "events.jsonl").read_text(encoding="utf-8"), frames)
 
 

@@ -18,21 +18,20 @@ from teachd.skillmd import render_skill_md
 from tests.compiler_helpers import EXPENSE, FIXTURES, load_fixture, recording, target
 from tests.conftest import ROOT
 
-GOLDEN = FIXTURES / "golden" / "taught-submit-an-expense-report"
 
-
-def _files() -> dict[str, bytes]:
-    return compile_recording(load_fixture()).files(render_skill_md)
-
-
-def test_golden_expense_report() -> None:
-    files = _files()
+@pytest.mark.parametrize("fixture, slug", [
+    ("expense-report", "taught-submit-an-expense-report"),
+    ("help-and-desktop", "taught-find-the-travel-policy"),
+])
+def test_golden_recordings(fixture: str, slug: str) -> None:
+    files = compile_recording(load_fixture(FIXTURES / "recordings" / fixture)).files(render_skill_md)
+    golden = FIXTURES / "golden" / slug
     if os.environ.get("TEACHD_UPDATE_GOLDEN"):
         for rel, data in files.items():
-            (GOLDEN / rel).parent.mkdir(parents=True, exist_ok=True)
-            (GOLDEN / rel).write_bytes(data)
-    expected = {p.relative_to(GOLDEN).as_posix(): p.read_bytes()
-                for p in sorted(GOLDEN.rglob("*")) if p.is_file()}
+            (golden / rel).parent.mkdir(parents=True, exist_ok=True)
+            (golden / rel).write_bytes(data)
+    expected = {p.relative_to(golden).as_posix(): p.read_bytes()
+                for p in sorted(golden.rglob("*")) if p.is_file()}
     assert sorted(files) == sorted(expected)
     for rel in files:
         assert files[rel] == expected[rel], f"{rel} differs from the golden copy"
@@ -73,6 +72,20 @@ def test_compiled_skill_passes_reference_validator(tmp_path: Path) -> None:
     agentskills = Path(sys.executable).parent / "agentskills"
     check = subprocess.run([str(agentskills), "validate", str(folder)], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_help_fixture_tabs_typed_url_desktop_and_secrets() -> None:
+    c = compile_recording(load_fixture(FIXTURES / "recordings" / "help-and-desktop"))
+    steps = json.loads(c.references["references/steps.json"])["steps"]
+    assert [s["action"] for s in steps] == ["goto", "type", "press", "click", "goto", "type",
+                                            "os_click", "os_key"]
+    assert steps[3]["expect"]["tab"] == 1 and steps[4]["url"].endswith("/policies/travel")
+    assert steps[5]["secret"] == "notes"  # an AWS key typed into a plain field
+    everything = b"".join(c.files(render_skill_md).values())
+    assert b"abc123def456" not in everything and b"AKIAIOSFODNN7EXAMPLQ" not in everything
+    assert c.frontmatter["metadata"]["teachd-scope"] == (
+        "https://help.example.com https://intranet.example.com")
+    assert "Outside the browser, click in the window “Files — Downloads”" in c.body
 
 
 def test_masked_secret_forces_approval_and_never_appears() -> None:

@@ -128,8 +128,14 @@ def test_paste_into_password_field_never_reaches_disk(env, display, app, pw, hom
     env = {**env, "DISPLAY": display}
     teach = Teach(env, "Paste login", app.url + "/login", "--no-os-input")
     browser, page = connect(pw, teach.cdp_port)
-    page.click("#password")
-    page.keyboard.insert_text(PASSWORD)  # like a paste: one input event, no keystrokes
+    # put the password on the clipboard from outside any watched field, then paste with ctrl+v
+    page.evaluate("""pw => { const t = document.createElement('textarea'); t.value = pw;
+        t.style = 'position:fixed;left:-999px'; document.body.appendChild(t); t.select();
+        document.execCommand('copy'); t.remove(); }""", PASSWORD)
+    xdo(display, "mousemove", "--sync", *map(str, screen_point(page, "#password")), "click", "1")
+    xdo(display, "key", "ctrl+v")
+    page.wait_for_function("() => document.querySelector('#password').value.length > 0")
+    assert page.input_value("#password") == PASSWORD  # the paste really happened
     page.click("#email")
     page.keyboard.insert_text("ghp_1A2b3C4d5E6f7G8h9I0jK1l2M3n4O5p6Q7r8")  # a token in a plain field
     page.click("button[type=submit]")
@@ -141,7 +147,7 @@ def test_paste_into_password_field_never_reaches_disk(env, display, app, pw, hom
     evs = events(teach.recording_dir)
     assert evs[-1] == {**evs[-1], "type": "stop", "reason": "browser closed"}
     inputs = [e for e in evs if e["type"] == "input"]
-    assert len(inputs) == 2 and all(e.get("masked") for e in inputs)
+    assert len(inputs) == 2 and all(e.get("masked") and "value" not in e for e in inputs)
     raw = all_bytes_under(home)
     assert PASSWORD.encode() not in raw and b"ghp_1A2b3C4d" not in raw
 
