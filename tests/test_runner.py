@@ -164,3 +164,19 @@ def test_feedback_appends_history_and_counts_per_version(taught, cli_env_runner)
     assert ran["success"] >= 1
     bad = cli_env_runner(env, "feedback", "run-nope", "--skill", "taught-other", "success")
     assert bad.returncode != 0
+
+
+def test_bad_run_input_is_one_line(taught, cli_env_runner) -> None:
+    env, port = taught
+    cases = [
+        ({"TEACHD_CHROMIUM": "/nonexistent"}, ["--headless"], "Chromium not found"),
+        ({}, ["--headless", "--param", "bogus=1"], "unknown parameter"),
+        ({}, ["--headless", "--param", "novalue"], "NAME=VALUE"),
+        ({"DISPLAY": ""}, [], "no display"),
+    ]
+    for extra, args, message in cases:
+        e = {k: v for k, v in {**env, **extra}.items() if v}
+        p = cli_env_runner(e, "run", SLUG, *args)
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        assert p.returncode != 0 and len(lines) == 1 and message in lines[0], p.stderr
+    assert cli_env_runner(env, "run", "taught-missing", "--headless").returncode == 3

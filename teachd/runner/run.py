@@ -42,7 +42,7 @@ def run_skill(
     run_setting: str = "auto",
     progress: Callable[[str], None] | None = None,
 ) -> RunOutcome:
-    from recorder.browser import chromium_path, launch_args
+    from recorder.browser import BrowserMissing, chromium_path, launch_args
 
     saved = frozenset(r["tool"] for r in runs.rules())
     gate = Gate(approver, run_setting=run_setting, saved_rules=saved)
@@ -55,7 +55,10 @@ def run_skill(
     if unknown:
         raise TeachdError(f"unknown parameter(s) {', '.join(sorted(unknown))}; "
                           f"this skill takes: {', '.join(proc.parameters) or 'none'}")
-    exe = chromium_path(chromium)
+    try:
+        exe = chromium_path(chromium)
+    except BrowserMissing as exc:
+        raise TeachdError(str(exc)) from None
     if not headless and not os.environ.get("DISPLAY"):
         raise TeachdError("no display to show the browser on: pass --headless")
     run_id = runs.new_run_id()
