@@ -97,8 +97,12 @@ def teach(app: App, name: str, url: str | None, cdp_port: int | None, headless: 
         pid_file.unlink(missing_ok=True)
     click.echo(f"teachd: stopped ({outcome.reason}); {outcome.events} events, "
                f"{outcome.frames} crops. Compiling…", err=True)
-    compiled = compile_dir(folder)
-    skill = save_compiled(app.store, compiled, note=f"taught from {folder.name}")
+    try:
+        compiled = compile_dir(folder)
+        skill = save_compiled(app.store, compiled, note=f"taught from {folder.name}")
+    except TeachdError as exc:
+        raise type(exc)(f"{exc} (the recording is kept in {folder}; after fixing this, run "
+                        f"`teachd compile {folder} --save`)") from None
     data = {"recording_dir": str(folder), "slug": skill.slug, "version": skill.current_version}
     emit(as_json, data, f"recording {folder.name}: saved {skill.slug} v{skill.current_version}")
     sys.stdout.flush()
