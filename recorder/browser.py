@@ -110,7 +110,8 @@ class BrowserCapture:
         elif kind == "click":
             slot = self.writer.reserve("click")
             if self._screen_crops():
-                self._fill_click(slot, data, self._screen_crop(data))
+                box = self._box(data)
+                self._fill_click(slot, data, self._screen_crop(data, box), box)
             else:  # Playwright calls cannot run inside a binding callback
                 self.pending.append((slot, page, data))
         elif kind == "input":
@@ -146,8 +147,13 @@ class BrowserCapture:
     def _screen_crops(self) -> bool:
         return not self.headless and bool(os.environ.get("DISPLAY"))
 
-    def _fill_click(self, slot: Slot, data: dict[str, Any], crop: Any) -> None:
-        frame, fp = self._store_crop(data, crop) if crop is not None else (None, None)
+    @staticmethod
+    def _box(data: dict[str, Any]) -> dict[str, int]:
+        """The crop's region, in viewport CSS px, around the clicked target."""
+        return crop_box((data.get("target") or {}).get("bbox") or {}, data.get("viewport") or {})
+
+    def _fill_click(self, slot: Slot, data: dict[str, Any], crop: Any, box: dict[str, int]) -> None:
+        frame, fp = self._store_crop(data, crop, box) if crop is not None else (None, None)
         slot.fill(
             x=data.get("x"), y=data.get("y"), screen_x=data.get("screen_x"),
             screen_y=data.get("screen_y"), button=data.get("button", "left"),
@@ -160,36 +166,34 @@ class BrowserCapture:
         skipping any page that has moved on: no crop beats a wrong one."""
         while self.pending:
             slot, page, data = self.pending.pop(0)
+            box = self._box(data)
             crop = None
             try:
                 if page is not None and not page.is_closed() and page.url == data.get("url"):
-                    crop = self._page_crop(page, data)
+                    crop = self._page_crop(page, box)
                     if page.url != data.get("url"):
                         crop = None  # it navigated while the shot was taken
             except Exception:
                 crop = None
-            self._fill_click(slot, data, crop)
+            self._fill_click(slot, data, crop, box)
 
-    def _screen_crop(self, data: dict[str, Any]) -> Any:
-        box = crop_box((data.get("target") or {}).get("bbox") or {}, data.get("viewport") or {})
+    def _screen_crop(self, data: dict[str, Any], box: dict[str, int]) -> Any:
         shift = data.get("screen_shift") or {}
         return grab_screen({"x": box["x"] + int(shift.get("x", 0)),
                             "y": box["y"] + int(shift.get("y", 0)), "w": box["w"], "h": box["h"]})
 
-    def _page_crop(self, page: Any, data: dict[str, Any]) -> Any:
+    def _page_crop(self, page: Any, box: dict[str, int]) -> Any:
         import io
 
         from PIL import Image
 
-        box = crop_box((data.get("target") or {}).get("bbox") or {}, data.get("viewport") or {})
         png = page.screenshot(clip={"x": box["x"], "y": box["y"], "width": box["w"],
                                     "height": box["h"]}, timeout=2000, animations="disabled")
         return Image.open(io.BytesIO(png)).convert("RGB")
 
-    def _store_crop(self, data: dict[str, Any], img: Any) -> tuple[str, dict[str, Any]]:
+    def _store_crop(self, data: dict[str, Any], img: Any, box: dict[str, int]) -> tuple[str, dict[str, Any]]:
         """Black out every sensitive field, then write the crop and its fingerprint."""
         target = data.get("target") or {}
-        box = crop_box(target.get("bbox") or {}, data.get("viewport") or {})
         boxes = list(data.get("sensitive_boxes") or [])
         if target.get("sensitive") and target.get("bbox"):
             boxes.append(target["bbox"])

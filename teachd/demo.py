@@ -12,9 +12,7 @@ import contextlib
 import os
 import secrets
 import shutil
-import subprocess
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ from teachd.sampleapp.script import FORM, TASK, demonstrate
 from teachd.store import open_store
 from teachd.store.runs import RunStore
 from teachd.teachproc import TeachProcess, free_port
+from teachd.xvfb import xvfb
 
 DRIFT = Variant(renamed_ids=True, moved_layout=True)
 
@@ -42,21 +41,8 @@ def display() -> Iterator[tuple[str | None, bool]]:
     if not shutil.which("Xvfb"):
         yield None, True
         return
-    n = next(i for i in range(90, 200) if not Path(f"/tmp/.X11-unix/X{i}").exists()
-             and not Path(f"/tmp/.X{i}-lock").exists())
-    proc = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1400x1000x24", "-nolisten", "tcp"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 10
-    while not Path(f"/tmp/.X11-unix/X{n}").exists():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise TeachdError("Xvfb did not start")
-        time.sleep(0.05)
-    try:
-        yield f":{n}", False
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    with xvfb() as disp:
+        yield disp, False
 
 
 class AnnouncingApprover:
