@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 TEST_DEBS := chromium xvfb xdotool
 
-.PHONY: test lint venv debs demo
+.PHONY: test lint venv debs demo wheel-demo
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,3 +30,15 @@ DEMO_DEBS := chromium xvfb
 demo: venv
 	./scripts/ensure-debs $(DEMO_DEBS)
 	$(BIN)/teachd demo
+
+#   make wheel-demo   build the wheel, install it in a clean virtual environment, run `teachd demo` from it
+WHEEL_VENV := build/wheel-venv
+
+wheel-demo: venv
+	./scripts/ensure-debs $(DEMO_DEBS)
+	rm -rf dist $(WHEEL_VENV)
+	$(BIN)/pip wheel -q --no-deps -w dist .
+	$(PYTHON) -m venv $(WHEEL_VENV)
+	$(WHEEL_VENV)/bin/pip install -q dist/teachd-*.whl
+	cd /tmp && $(CURDIR)/$(WHEEL_VENV)/bin/teachd demo --json > $(CURDIR)/build/wheel-demo.json
+	$(BIN)/python -c "import json,sys; d=json.load(open('build/wheel-demo.json')); print('wheel demo:', d['status'], 'effect ok:', d['effect_ok'], 'leaks:', d['leaks']); sys.exit(0 if d['effect_ok'] and not d['leaks'] else 1)"

@@ -11,6 +11,7 @@ from typing import Any
 
 from compiler.fingerprint import fingerprint
 from compiler.names import describe
+from compiler.plan import Anchor, Locator
 from compiler.secrets import MARK, mask_text, mask_url
 
 LADDER = ("test_id", "role", "label", "placeholder", "text", "id", "attr", "css", "xpath")
@@ -54,60 +55,64 @@ def _clean(value: Any) -> str | None:
     return None if n else masked
 
 
-def ladder(target: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _href(target: Mapping[str, Any]) -> str | None:
+    href = (target.get("attrs") or {}).get("href")
+    if str(target.get("tag") or "").lower() != "a" or not href:
+        return None
+    masked, n = mask_url(str(href))
+    return None if n or MARK in masked else masked
+
+
+def ladder(target: Mapping[str, Any]) -> list[Locator]:
     attrs = target.get("attrs") or {}
     tag = str(target.get("tag") or "*").lower()
-    out: list[dict[str, Any]] = []
-
-    def add(kind: str, **fields: Any) -> None:
-        out.append({"by": kind, **fields})
+    out: list[Locator] = []
 
     if (v := _clean(target.get("test_id"))) and not looks_generated(v):
-        add("test_id", value=v)
+        out.append(Locator("test_id", value=v))
     role, name = _clean(target.get("role")), _clean(target.get("name"))
     if role and name:
-        add("role", role=role, name=name)
+        out.append(Locator("role", role=role, name=name))
     if v := _clean(target.get("label")):
-        add("label", value=v)
+        out.append(Locator("label", value=v))
     if v := _clean(attrs.get("placeholder")):
-        add("placeholder", value=v)
+        out.append(Locator("placeholder", value=v))
     text = _clean(target.get("text"))
     if text and len(text) <= 80 and tag not in ("input", "textarea", "select"):
-        add("text", value=text)
+        out.append(Locator("text", value=text))
     ident = target.get("id")
     if ident and (v := _clean(ident)) and not looks_generated(v):
-        add("id", value=v)
+        out.append(Locator("id", value=v))
     if v := _clean(attrs.get("name")):
-        add("attr", css=f"{tag}[name={_css_str(v)}]")
-    if tag == "a" and attrs.get("href"):
-        href, n = mask_url(str(attrs["href"]))
-        if not n and MARK not in href:
-            add("attr", css=f"a[href={_css_str(href)}]")
+        out.append(Locator("attr", attr="name", css=f"{tag}[name={_css_str(v)}]"))
+    value = attrs.get("value")
+    if tag == "option" and value is not None and not mask_text(str(value))[1]:
+        box = target.get("container") or {}
+        scope = f"[id={_css_str(box['id'])}] " if box.get("id") and not looks_generated(box["id"]) else ""
+        out.append(Locator("attr", attr="value", css=f"{scope}option[value={_css_str(str(value))}]"))
+    if href := _href(target):
+        out.append(Locator("attr", attr="href", css=f"a[href={_css_str(href)}]"))
     if (css := target.get("css")) and not mask_text(str(css))[1]:
-        add("css", value=str(css))
+        out.append(Locator("css", value=str(css)))
     if (xpath := target.get("xpath")) and not mask_text(str(xpath))[1]:
-        add("xpath", value=str(xpath))
+        out.append(Locator("xpath", value=str(xpath)))
     matches = target.get("matches") or {}
     for loc in out:
-        count = matches.get(loc["by"])
-        loc["unique"] = None if count is None else int(count) == 1
+        count = matches.get(loc.attr if loc.by == "attr" and loc.attr != "name" else loc.by)
+        loc.unique = None if count is None else int(count) == 1
     return out
 
 
-def _locator_key(loc: Mapping[str, Any]) -> tuple[Any, ...]:
-    return (loc["by"], loc.get("value"), loc.get("role"), loc.get("name"), loc.get("css"))
-
-
-def mark_shared_locators(anchors: dict[str, dict[str, Any]]) -> None:
+def mark_shared_locators(anchors: Mapping[str, Anchor]) -> None:
     """A locator two different targets of one page share is not unique."""
     seen: dict[tuple[str, tuple[Any, ...]], set[str]] = {}
     for aid, anchor in anchors.items():
-        for loc in anchor["locators"]:
-            seen.setdefault((anchor["page"], _locator_key(loc)), set()).add(aid)
+        for loc in anchor.locators:
+            seen.setdefault((anchor.page, loc.key()), set()).add(aid)
     for anchor in anchors.values():
-        for loc in anchor["locators"]:
-            if len(seen[(anchor["page"], _locator_key(loc))]) > 1:
-                loc["unique"] = False
+        for loc in anchor.locators:
+            if len(seen[(anchor.page, loc.key())]) > 1:
+                loc.unique = False
 
 
 def _rounded(box: Mapping[str, Any] | None) -> dict[str, float] | None:
@@ -135,8 +140,22 @@ def geometry(target: Mapping[str, Any], viewport: Mapping[str, Any]) -> dict[str
     return geo
 
 
+def container_evidence(target: Mapping[str, Any]) -> dict[str, str] | None:
+    """Where the element lives: which list, form, dialog or landmark."""
+    box = target.get("container")
+    if not isinstance(box, Mapping) or not box.get("role"):
+        return None
+    out = {"role": str(box["role"])}
+    if name := _clean(box.get("name")):
+        out["name"] = name[:200]
+    if (ident := _clean(box.get("id"))) and not looks_generated(ident):
+        out["id"] = ident
+    return out
+
+
 def evidence(target: Mapping[str, Any]) -> dict[str, Any]:
-    """What else must agree when a locator matches: role, text, label, tag."""
+    """What else must agree when a locator matches: role, names, where it lives
+    and, for a link, where it leads."""
     attrs = target.get("attrs") or {}
     ev = {
         "tag": str(target.get("tag") or "").lower() or None,
@@ -145,6 +164,8 @@ def evidence(target: Mapping[str, Any]) -> dict[str, Any]:
         "text": _clean(target.get("text")),
         "label": _clean(target.get("label")),
         "type": _clean(attrs.get("type")),
+        "href": _href(target),
+        "container": container_evidence(target),
     }
     return {k: v for k, v in ev.items() if v is not None}
 
@@ -155,19 +176,19 @@ def build_anchor(
     frame_png: bytes | None,
     viewport: Mapping[str, Any],
     frame_fp: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> Anchor:
     """``frame_fp`` is the recorder's fingerprint of the crop, taken while it
     still held the pixels; without it the crop is decoded here."""
     fp = _valid_fp(frame_fp) or (fingerprint(frame_png) if frame_png else None)
-    return {
-        "page": page,
-        "frame_url": mask_url(str(target.get("frame_url") or ""))[0] or None,
-        "describe": describe(dict(target)),
-        "locators": ladder(target),
-        "expect": evidence(target),
-        "geometry": geometry(target, viewport),
-        "fingerprint": fp,
-    }
+    return Anchor(
+        page=page,
+        frame_url=mask_url(str(target.get("frame_url") or ""))[0] or None,
+        describe=describe(dict(target)),
+        locators=ladder(target),
+        expect=evidence(target),
+        geometry=geometry(target, viewport),
+        fingerprint=fp,
+    )
 
 
 def _valid_fp(fp: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -1,6 +1,6 @@
 """Steps → the procedure a replay follows and a person reads: anchors,
-parameters and secrets decided, every string masked, in a plain-data form
-(written to ``references/steps.json`` and ``references/anchors.json``)."""
+parameters and secrets decided, every string masked, as the typed plan of
+``compiler.plan`` plus what only the SKILL.md text needs."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 from compiler.anchors import build_anchor, mark_shared_locators
 from compiler.names import describe, param_name
+from compiler.plan import Anchor, PlanStep, Procedure
 from compiler.recording import Recording
 from compiler.scope import scope_of, url_pattern
 from compiler.secrets import field_hint, looks_secret, mask_text, mask_url
@@ -16,21 +17,21 @@ from compiler.steps import Step, target_key, to_steps
 
 
 @dataclass
-class Procedure:
-    start_url: str
-    steps: list[dict[str, Any]]
-    anchors: dict[str, dict[str, Any]]
-    parameters: dict[str, dict[str, Any]]
-    secrets: dict[str, dict[str, Any]]
-    scope: list[str]
-    success: dict[str, Any]
+class Built:
+    """The plan, and the facts the SKILL.md text tells besides it."""
+
+    plan: Procedure
     first_title: str | None
     last_title: str | None
     masked_elsewhere: int = 0  # secrets masked in URLs and titles
     signed_in: bool = False
 
+    @property
+    def steps(self) -> list[dict[str, Any]]:
+        return [s.to_dict() for s in self.plan.steps]
 
-def build_procedure(rec: Recording) -> Procedure:
+
+def build_procedure(rec: Recording) -> Built:
     raw = to_steps(rec)
     masked = 0
 
@@ -50,19 +51,22 @@ def build_procedure(rec: Recording) -> Procedure:
         masked += n
         return out[:120]
 
-    anchors: dict[str, dict[str, Any]] = {}
-    anchor_ids: dict[tuple[str, str], str] = {}
+    anchors: dict[str, Anchor] = {}
+    anchor_ids: dict[tuple[Any, ...], str] = {}
     params: dict[str, dict[str, Any]] = {}
     secrets: dict[str, dict[str, Any]] = {}
     taken_params: set[str] = set()
     taken_secrets: set[str] = set()
     viewport = rec.screen or {}
-    steps: list[dict[str, Any]] = []
+    steps: list[PlanStep] = []
 
     def anchor_for(step: Step) -> str | None:
-        key = target_key(step.target)
-        if key is None or step.target is None:
+        """One anchor per action's target; two steps share one only when they
+        act on demonstrably the same element of the same document."""
+        ident = target_key(step.target)
+        if ident is None or step.target is None:
             return None
+        key = (step.tab, step.doc, *ident)
         if key not in anchor_ids:
             aid = f"a{len(anchor_ids) + 1}"
             anchor_ids[key] = aid
@@ -72,41 +76,36 @@ def build_procedure(rec: Recording) -> Procedure:
         return anchor_ids[key]
 
     for n, step in enumerate(raw, 1):
-        out: dict[str, Any] = {"n": n, "action": step.action, "page": url(step.url)}
-        if step.tab:
-            out["tab"] = step.tab
+        out = PlanStep(n=n, action=step.action, page=url(step.url), tab=step.tab)
         aid = anchor_for(step)
         if aid:
-            out["anchor"] = aid
-            out["describe"] = describe(step.target)
+            out.anchor, out.describe = aid, describe(step.target)
         if step.action in ("type", "select"):
             secret = step.masked or field_hint(step.target) or looks_secret(step.value or "")
             if secret:
                 name = param_name(step.target, taken_secrets)
                 secrets[name] = {"anchor": aid, "step": n, "describe": describe(step.target)}
-                out["secret"] = name
+                out.secret = name
             else:
                 name = param_name(step.target, taken_params)
                 params[name] = {"default": step.value or "", "anchor": aid, "step": n,
                                 "describe": describe(step.target)}
-                out["param"] = name
+                out.param = name
         elif step.action == "check":
-            out["checked"] = bool(step.checked) if step.checked is not None else True
+            out.checked = bool(step.checked) if step.checked is not None else True
         elif step.action in ("press", "os_key"):
-            out["key"] = step.key
-            if step.modifiers:
-                out["modifiers"] = list(step.modifiers)
+            out.key, out.modifiers = step.key, list(step.modifiers)
         elif step.action == "goto":
-            out["url"] = url(step.url)
+            out.url = url(step.url)
         if step.action in ("os_click", "os_key"):
-            out["window"] = _title(step.window)
-            out.update({k: v for k, v in step.extra.items() if k in ("x", "y", "button")})
+            out.window = _title(step.window)
+            out.x, out.y, out.button = (step.extra.get(k) for k in ("x", "y", "button"))
         if step.expect_url is not None:
             shown = url(step.expect_url) or ""
-            out["expect"] = {"url": shown, "url_pattern": url_pattern(shown),
-                             "title": _title(step.expect_title)}
+            out.expect = {"url": shown, "url_pattern": url_pattern(shown),
+                          "title": _title(step.expect_title)}
             if step.expect_tab is not None:
-                out["expect"]["tab"] = step.expect_tab
+                out.expect["tab"] = step.expect_tab
         steps.append(out)
 
     mark_shared_locators(anchors)
@@ -115,7 +114,7 @@ def build_procedure(rec: Recording) -> Procedure:
     visited = [rec.start_url] + [e.get("url", "") for e in rec.events if e["type"] in ("page", "click")]
     first_title = _title(raw[0].expect_title)
     success_url = url(last.expect_url or last.url) or ""
-    return Procedure(
+    plan = Procedure(
         start_url=url(rec.start_url) or "",
         steps=steps,
         anchors=anchors,
@@ -124,6 +123,9 @@ def build_procedure(rec: Recording) -> Procedure:
         scope=scope_of(visited),
         success={"url": success_url, "url_pattern": url_pattern(success_url),
                  "title": _title(last.expect_title)},
+    )
+    return Built(
+        plan=plan,
         first_title=first_title,
         last_title=_title(last.expect_title),
         masked_elsewhere=masked,

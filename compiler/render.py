@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from compiler.names import md_escape
-from compiler.procedure import Procedure
+from compiler.procedure import Built
 from compiler.recording import Recording
 
 COMPILER_ID = "teachd-compiler 1"
@@ -54,13 +54,13 @@ def _host_list(scope: list[str]) -> str:
     return ", ".join(hosts) if hosts else "the recorded pages"
 
 
-def description(display: str, proc: Procedure) -> str:
+def description(display: str, proc: Built) -> str:
     text = (
-        f"{display}: a task taught by demonstration on {_host_list(proc.scope)}, "
+        f"{display}: a task taught by demonstration on {_host_list(proc.plan.scope)}, "
         f"from {_plain(proc.first_title)} to {_plain(proc.last_title)}. "
         f"Use when the user asks to {display[0].lower() + display[1:]} there again; "
         f"it replays {len(proc.steps)} recorded steps"
-        + (" and asks the user for secrets before acting." if proc.secrets else ".")
+        + (" and asks the user for secrets before acting." if proc.plan.secrets else ".")
     )
     return text.replace("---", "—")[:1024]
 
@@ -69,7 +69,7 @@ def _plain(title: str | None) -> str:
     return f"“{title}”" if title else "the start page"
 
 
-def _step_line(step: dict[str, Any], proc: Procedure) -> str:
+def _step_line(step: dict[str, Any], proc: Built) -> str:
     what = step.get("describe", "the element")
     action = step["action"]
     if action == "goto":
@@ -115,25 +115,25 @@ def _verify_line(i: int, step: dict[str, Any], steps: list[dict[str, Any]]) -> s
     return "the success check below holds"
 
 
-def skill_body(display: str, rec: Recording, proc: Procedure) -> str:
+def skill_body(display: str, rec: Recording, proc: Built) -> str:
     date = rec.started_at[:10] if rec.started_at else "an unrecorded date"
     lines = [
         f"# {md_escape(display)}",
         "",
         f"Taught by demonstration on {date}: {len(proc.steps)} steps on "
-        f"{_host_list(proc.scope)}, from {_q(proc.first_title)} to {_q(proc.last_title)}. "
+        f"{_host_list(proc.plan.scope)}, from {_q(proc.first_title)} to {_q(proc.last_title)}. "
         "Follow the steps in order; each names its target (with its anchor in "
         "`references/anchors.json`) and what the page shows after it. Stop and ask "
         "whenever a check fails.",
         "",
         "## Preconditions",
         "",
-        f"- Start at <{proc.start_url}> in a browser.",
+        f"- Start at <{proc.plan.start_url}> in a browser.",
     ]
     if proc.signed_in:
         lines.append("- The demonstration signed in: have the user's password ready to ask "
                      "for, or be signed in already (then skip the sign-in steps).")
-    if proc.parameters:
+    if proc.plan.parameters:
         lines.append("- Know the values of the parameters below (defaults are what was shown).")
     lines += ["", "## Steps", ""]
     for i, step in enumerate(proc.steps):
@@ -141,7 +141,7 @@ def skill_body(display: str, rec: Recording, proc: Procedure) -> str:
         lines.append(f"{step['n']}. {_step_line(step, proc)}{anchor}")
         lines.append(f"   - page: <{step['page']}>")
         lines.append(f"   - verify: {_verify_line(i, step, proc.steps)}")
-    success = proc.success
+    success = proc.plan.success
     lines += [
         "",
         "## Success check",
@@ -153,15 +153,15 @@ def skill_body(display: str, rec: Recording, proc: Procedure) -> str:
         "## Parameters",
         "",
     ]
-    if proc.parameters:
-        for name, p in proc.parameters.items():
+    if proc.plan.parameters:
+        for name, p in proc.plan.parameters.items():
             lines.append(f"- `{{{{{name}}}}}` — default `{p['default']}` — entered in "
                          f"{p['describe']} (step {p['step']}).")
     else:
         lines.append("- None.")
     lines += ["", "## Secrets", ""]
-    if proc.secrets:
-        for name, s in proc.secrets.items():
+    if proc.plan.secrets:
+        for name, s in proc.plan.secrets.items():
             env = "TEACHD_SECRET_" + name.upper()
             lines.append(f"- `{{{{secret:{name}}}}}` — for {s['describe']} (step {s['step']}). "
                          f"Ask the user for it each run (or read `{env}`); never store, log "
@@ -170,7 +170,7 @@ def skill_body(display: str, rec: Recording, proc: Procedure) -> str:
     else:
         lines.append("- None.")
     lines += ["", "## Allowed scope", "", "Act only on pages of these origins:"]
-    lines += [f"- `{o}`" for o in proc.scope] or ["- (none recorded)"]
+    lines += [f"- `{o}`" for o in proc.plan.scope] or ["- (none recorded)"]
     lines += [
         "",
         "## Failure policy",
@@ -189,7 +189,7 @@ def skill_body(display: str, rec: Recording, proc: Procedure) -> str:
     return "\n".join(lines)
 
 
-def recording_md(rec: Recording, proc: Procedure) -> str:
+def recording_md(rec: Recording, proc: Built) -> str:
     counts = Counter(e["type"] for e in rec.events)
     duration = max((int(e["t"]) for e in rec.events), default=0)
     screen = rec.screen or {}
@@ -205,7 +205,7 @@ def recording_md(rec: Recording, proc: Procedure) -> str:
         f"- stopped: {rec.stop_reason or 'no stop event (the recorder was killed)'}",
         "- events: " + ", ".join(f"{k} {counts[k]}" for k in sorted(counts)),
         f"- steps compiled: {len(proc.steps)}",
-        f"- secrets masked: {len(proc.secrets)} typed, {proc.masked_elsewhere} in URLs and titles",
+        f"- secrets masked: {len(proc.plan.secrets)} typed, {proc.masked_elsewhere} in URLs and titles",
         f"- compiler: {COMPILER_ID}",
     ]
     if rec.torn_tail:

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from compiler.names import slugify
-from compiler.procedure import Procedure, build_procedure
+from compiler.plan import ANCHORS_FILE, STEPS_FILE
+from compiler.procedure import Built, build_procedure
 from compiler.recording import Recording
 from compiler.render import COMPILER_ID, description, recording_md, skill_body, to_json
 from compiler.secrets import mask_text
@@ -36,18 +37,18 @@ class CompiledSkill:
 def compile_recording(rec: Recording) -> CompiledSkill:
     display = mask_text(" ".join(rec.name.split()) or "Taught task")[0]
     slug = slugify(rec.name)
-    proc: Procedure = build_procedure(rec)
-    any_secret = bool(proc.secrets) or proc.masked_elsewhere > 0
+    proc: Built = build_procedure(rec)
+    any_secret = bool(proc.plan.secrets) or proc.masked_elsewhere > 0
     approval = ("computer_act",) if any_secret else ()
     metadata = {
         "display-name": display,
         "teachd-approval": "always-ask computer_act" if any_secret else "none",
         "teachd-compiler": COMPILER_ID,
         "teachd-kind": "taught",
-        "teachd-parameters": " ".join(proc.parameters) or "none",
+        "teachd-parameters": " ".join(proc.plan.parameters) or "none",
         "teachd-recording": rec.id,
-        "teachd-scope": " ".join(proc.scope),
-        "teachd-secrets": " ".join(proc.secrets) or "none",
+        "teachd-scope": " ".join(proc.plan.scope),
+        "teachd-secrets": " ".join(proc.plan.secrets) or "none",
     }
     desc = description(display, proc)
     frontmatter = {
@@ -57,19 +58,10 @@ def compile_recording(rec: Recording) -> CompiledSkill:
         "replay with `teachd run " + slug + "`.",
         "metadata": dict(sorted(metadata.items())),
     }
-    steps_doc = {
-        "version": 1,
-        "start_url": proc.start_url,
-        "scope": proc.scope,
-        "success": proc.success,
-        "parameters": proc.parameters,
-        "secrets": proc.secrets,
-        "steps": proc.steps,
-    }
     references = {
-        "references/anchors.json": to_json({"version": 1, "anchors": proc.anchors}),
+        ANCHORS_FILE: to_json(proc.plan.anchors_doc()),
         "references/recording.md": recording_md(rec, proc),
-        "references/steps.json": to_json(steps_doc),
+        STEPS_FILE: to_json(proc.plan.steps_doc()),
     }
     return CompiledSkill(
         slug=slug,

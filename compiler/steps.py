@@ -13,7 +13,12 @@ from compiler.recording import Recording
 DOUBLE_CLICK_MS = 500
 REDIRECT_MS = 1500  # page events this close to the last one are its redirects
 # Keys worth a step of their own; Tab only moves focus, which locators make moot.
-STEP_KEYS = frozenset({"Enter", "Escape", "ArrowDown", "ArrowUp", "Space", " ", "Delete"})
+# (The recorder leaves out editing keys in a field that holds text: the typed
+# value covers them.)
+STEP_KEYS = frozenset({"Enter", "Escape", "ArrowDown", "ArrowUp", "ArrowLeft", "ArrowRight", "Space",
+                       " ", "Delete", "Backspace", "Home", "End", "PageUp", "PageDown"})
+SHORTCUT_MODIFIERS = frozenset({"Control", "Meta", "Alt"})
+EDIT_KEYS = frozenset({"Backspace", "Delete", "ArrowLeft", "ArrowRight", "Home", "End"})
 _ACTIONS = frozenset({"click", "input", "key", "os_click", "os_key"})
 
 
@@ -36,18 +41,32 @@ class Step:
     expect_title: str | None = None
     expect_tab: int | None = None
     title: str | None = None  # the page's title when the step happens
+    doc: int = 0  # which document (navigation) of the recording the step acted in
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def target_key(target: dict[str, Any] | None) -> tuple[str, str] | None:
-    """Identity of an element within a recording: its frame and path."""
+def _norm(value: Any) -> str:
+    return " ".join(str(value or "").split()).lower()
+
+
+def target_key(target: dict[str, Any] | None) -> tuple[str, ...] | None:
+    """Identity of an element within one document: its frame, its path *and*
+    its evidence (role, name, container). A path alone is not an identity:
+    two different options can each be the first of a filtered list."""
     if not target:
         return None
     path = target.get("xpath") or target.get("css") or target.get("id") or ""
-    return (str(target.get("frame_url") or ""), str(path))
+    box = target.get("container") or {}
+    return (str(target.get("frame_url") or ""), str(path), _norm(target.get("role")),
+            _norm(target.get("name")), _norm(box.get("role")), _norm(box.get("name")),
+            str(box.get("id") or ""))
 
 
-def _input_step(event: dict[str, Any], url: str, tab: int, title: str | None) -> Step:
+def is_step_key(key: str, modifiers: tuple[str, ...]) -> bool:
+    return key in STEP_KEYS or bool(SHORTCUT_MODIFIERS & set(modifiers))
+
+
+def _input_step(event: dict[str, Any], url: str, tab: int, title: str | None, doc: int) -> Step:
     target = event.get("target") or {}
     tag = str(target.get("tag", "")).lower()
     itype = str((target.get("attrs") or {}).get("type", "")).lower()
@@ -60,6 +79,7 @@ def _input_step(event: dict[str, Any], url: str, tab: int, title: str | None) ->
     return Step(
         action=action,
         url=url,
+        doc=doc,
         t=int(event["t"]),
         target=target,
         value=None if event.get("masked") else str(event.get("value", "")),
@@ -72,12 +92,15 @@ def _input_step(event: dict[str, Any], url: str, tab: int, title: str | None) ->
 
 def to_steps(rec: Recording) -> list[Step]:
     steps: list[Step] = [Step(action="goto", url=rec.start_url, t=0)]
-    url, tab, title = rec.start_url, 0, None
+    url, tab, title, doc = rec.start_url, 0, None, 0
     cause: Step | None = steps[0]  # the step the next navigation belongs to
     last_page_t = 0
     for e in rec.events:
         kind = e["type"]
         if kind == "page":
+            # Every committed navigation, reload or client-side route change is
+            # a new document: an element seen before it is not the same element.
+            doc += 1
             new_url, new_tab = str(e.get("url", "")), int(e.get("tab", 0) or 0)
             new_title, t = e.get("title"), int(e["t"])
             redirect = cause is not None and cause.expect_url is not None and (
@@ -88,34 +111,61 @@ def to_steps(rec: Recording) -> list[Step]:
                 if new_tab != tab:
                     cause.expect_tab = new_tab
             else:  # nobody acted: the person typed a URL
-                cause = Step(action="goto", url=new_url, t=t, tab=new_tab,
+                cause = Step(action="goto", url=new_url, t=t, tab=new_tab, doc=doc,
                              expect_url=new_url, expect_title=new_title)
                 steps.append(cause)
             url, tab, title, last_page_t = new_url, new_tab, new_title, t
             continue
-        if kind in _ACTIONS and _apply_action(steps, e, url, tab, title):
+        if kind in _ACTIONS and _apply_action(steps, e, url, tab, title, doc):
             cause = steps[-1]
     return steps
 
 
+def same_element(a: Step, b: Step) -> bool:
+    """Demonstrably the same element: same tab, same document, same identity."""
+    key = target_key(a.target)
+    return key is not None and (a.tab, a.doc) == (b.tab, b.doc) and key == target_key(b.target)
+
+
+def _edits(last: Step, typed: Step) -> bool:
+    """A key that only edited the field the person then typed into."""
+    return (last.action == "press" and typed.action == "type" and same_element(last, typed)
+            and (last.key in EDIT_KEYS or bool(SHORTCUT_MODIFIERS & set(last.modifiers))))
+
+
+def _chose_option(last: Step, select: dict[str, Any] | None) -> bool:
+    """A click on an option of a list box already made the change that the
+    list's change event reports."""
+    if last.action != "click" or not last.target or not select:
+        return False
+    if str(last.target.get("tag", "")).lower() != "option":
+        return False
+    box = last.target.get("container") or {}
+    return bool(box.get("css")) and box.get("css") == select.get("css")
+
+
 def _apply_action(
-    steps: list[Step], e: dict[str, Any], url: str, tab: int, title: str | None
+    steps: list[Step], e: dict[str, Any], url: str, tab: int, title: str | None, doc: int
 ) -> bool:
     """Fold one action event into the steps; False when it is not a step at all."""
     kind, last = e["type"], steps[-1]
     if kind == "click":
-        target = e.get("target")
-        same = target_key(target) is not None and target_key(target) == target_key(last.target)
-        if last.action == "click" and same and int(e["t"]) - last.t <= DOUBLE_CLICK_MS:
+        step = Step(action="click", url=url, t=int(e["t"]), target=e.get("target"), tab=tab, doc=doc,
+                    frame=e.get("frame"), frame_fp=e.get("frame_fp"), title=title,
+                    extra={"button": e.get("button", "left")})
+        if last.action == "click" and same_element(last, step) and step.t - last.t <= DOUBLE_CLICK_MS:
             last.action = "dblclick"
             return True
-        steps.append(Step(action="click", url=url, t=int(e["t"]), target=target, tab=tab,
-                          frame=e.get("frame"), frame_fp=e.get("frame_fp"), title=title,
-                          extra={"button": e.get("button", "left")}))
+        steps.append(step)
         return True
     if kind == "input":
-        step = _input_step(e, url, tab, title)
-        same = target_key(step.target) == target_key(last.target)
+        step = _input_step(e, url, tab, title, doc)
+        if _chose_option(last, step.target):
+            return False
+        while _edits(last, step):  # the value, typed again after a clear, covers these keys
+            steps.pop()
+            last = steps[-1]
+        same = same_element(step, last)
         if same and last.action in ("type", "select") and step.action == last.action:
             last.value, last.masked, last.t = step.value, step.masked or last.masked, step.t
         elif same and last.action == "click" and step.action in ("type", "select"):
@@ -127,14 +177,14 @@ def _apply_action(
             steps.append(step)
         return True
     if kind == "key":
-        key = str(e.get("key", ""))
-        if key not in STEP_KEYS:
+        key, modifiers = str(e.get("key", "")), tuple(e.get("modifiers") or ())
+        if not is_step_key(key, modifiers):
             return False
-        steps.append(Step(action="press", url=url, t=int(e["t"]), target=e.get("target"),
-                          key=key, modifiers=tuple(e.get("modifiers") or ()), tab=tab, title=title))
+        steps.append(Step(action="press", url=url, t=int(e["t"]), target=e.get("target"), key=key,
+                          modifiers=modifiers, tab=tab, doc=doc, title=title))
         return True
     # desktop events outside the browser
-    steps.append(Step(action=kind, url=url, t=int(e["t"]), tab=tab, window=e.get("window"),
+    steps.append(Step(action=kind, url=url, t=int(e["t"]), tab=tab, doc=doc, window=e.get("window"),
                       frame=e.get("frame"), key=e.get("key"),
                       extra={k: e[k] for k in ("x", "y", "button") if e.get(k) is not None}))
     return True

@@ -57,34 +57,76 @@
     return null;
   };
 
+  // Hidden to a person (and so to an accessible name): display:none,
+  // visibility:hidden, aria-hidden, or inert machinery like <script>.
+  const SKIP_TAGS = new Set(["SCRIPT", "STYLE", "TEMPLATE", "NOSCRIPT", "HEAD"]);
+  const hidden = (el) => {
+    if (SKIP_TAGS.has(el.tagName) || el.getAttribute("aria-hidden") === "true" || el.hidden) return true;
+    const s = getComputedStyle(el);
+    return s.display === "none" || s.visibility === "hidden";
+  };
+  const BLOCKISH = /^(block|flex|grid|list-item|table|table-row|table-cell|flow-root)/;
+
+  // Text as the DOM holds it (not innerText): a link styled
+  // text-transform:uppercase keeps the name its author wrote.
+  const textFrom = (node, depth = 0) => {
+    if (depth > 30) return "";
+    if (node.nodeType === 3) return node.data;
+    if (node.nodeType !== 1 || hidden(node)) return "";
+    const aria = node.getAttribute("aria-label");
+    if (depth > 0 && aria && norm(aria)) return " " + aria + " ";
+    const tag = node.tagName;
+    if (tag === "IMG" || (tag === "INPUT" && node.type === "image")) return " " + (node.getAttribute("alt") || "") + " ";
+    if (depth > 0 && ["INPUT", "TEXTAREA", "SELECT"].includes(tag)) return " "; // never a field's value
+    let out = "";
+    for (const child of node.childNodes) out += textFrom(child, depth + 1);
+    const pad = BLOCKISH.test(getComputedStyle(node).display) || tag === "BR" ? " " : "";
+    return pad + out + pad;
+  };
+  const domText = (el) => norm(textFrom(el)).slice(0, 200) || null;
+
   const labelText = (el) => {
     const by = el.getAttribute("aria-labelledby");
     if (by) {
       const t = by.split(/\s+/).map((id) => document.getElementById(id)).filter(Boolean)
-        .map((n) => norm(n.innerText || n.textContent)).join(" ");
-      if (t) return t;
+        .map((n) => norm(textFrom(n))).join(" ");
+      if (norm(t)) return norm(t);
     }
-    if (el.labels && el.labels.length) return norm(el.labels[0].innerText || el.labels[0].textContent);
+    if (el.labels && el.labels.length) {
+      const t = Array.from(el.labels).map((l) => norm(textFrom(l))).join(" ");
+      if (norm(t)) return norm(t);
+    }
     const wrap = el.closest("label");
-    return wrap ? norm(wrap.innerText || wrap.textContent) : null;
+    return wrap ? norm(textFrom(wrap)) || null : null;
   };
 
+  // The accessible name, close to what Playwright's getByRole(name) computes:
+  // aria-labelledby, aria-label, labels, then content for roles named by it.
+  const NAME_FROM_CONTENT = new Set(["button", "link", "option", "menuitem", "tab", "heading", "cell",
+    "checkbox", "radio", "switch", "treeitem", "columnheader", "rowheader", "tooltip", "menuitemcheckbox",
+    "menuitemradio"]);
   const accessibleName = (el) => {
+    const by = el.getAttribute("aria-labelledby");
+    if (by) { const t = labelText(el); if (t) return t.slice(0, 200); }
     const aria = el.getAttribute("aria-label");
-    const labelled = labelText(el);
-    if (el.getAttribute("aria-labelledby") && labelled) return labelled;
-    if (aria && norm(aria)) return norm(aria);
+    if (aria && norm(aria)) return norm(aria).slice(0, 200);
     const tag = el.tagName.toLowerCase();
     const type = (el.getAttribute("type") || "").toLowerCase();
+    if (tag === "input" && ["button", "submit", "reset"].includes(type))
+      return norm(el.getAttribute("value")) || { submit: "Submit", reset: "Reset" }[type] || null;
+    if (tag === "input" && type === "image") return norm(el.getAttribute("alt")) || null;
     if (["input", "select", "textarea"].includes(tag)) {
-      if (labelled) return labelled;
-      if (tag === "input" && ["button", "submit", "reset"].includes(type)) return norm(el.value) || null;
+      const labelled = labelText(el);
+      if (labelled) return labelled.slice(0, 200);
       return norm(el.getAttribute("title") || el.getAttribute("placeholder")) || null;
     }
-    const text = norm(el.innerText || el.textContent);
-    if (text) return text.slice(0, 200);
-    const img = el.querySelector && el.querySelector("img[alt]");
-    return norm(el.getAttribute("title") || (img && img.getAttribute("alt"))) || null;
+    if (tag === "img") return norm(el.getAttribute("alt") || el.getAttribute("title")) || null;
+    const role = implicitRole(el);
+    if (NAME_FROM_CONTENT.has(role) || tag === "summary" || tag === "label") {
+      const text = domText(el);
+      if (text) return text;
+    }
+    return norm(el.getAttribute("title")) || null;
   };
 
   const looksGenerated = (v) => !v || /^:r[0-9a-z]+:$|[0-9a-f]{8,}|\d{3,}/i.test(v);
@@ -137,9 +179,12 @@
     if (d.role && d.name) m.role = all.filter((n) => implicitRole(n) === d.role && accessibleName(n) === d.name).length;
     if (d.label) m.label = all.filter((n) => ["INPUT", "SELECT", "TEXTAREA"].includes(n.tagName) && labelText(n) === d.label).length;
     if (d.attrs.placeholder) m.placeholder = q(`[placeholder="${CSS.escape(d.attrs.placeholder)}"]`);
-    if (d.text) m.text = all.filter((n) => !["INPUT", "SELECT", "TEXTAREA"].includes(n.tagName) && norm(n.innerText) === d.text).length;
+    if (d.text) m.text = all.filter((n) => !["INPUT", "SELECT", "TEXTAREA"].includes(n.tagName) && domText(n) === d.text).length;
     if (d.id) m.id = q("#" + CSS.escape(d.id));
     if (d.attrs.name) m.attr = q(`${d.tag}[name="${CSS.escape(d.attrs.name)}"]`);
+    if (d.attrs.value !== undefined && d.container && d.container.css)
+      m.value = q(`${d.container.css} > ${d.tag}[value="${CSS.escape(d.attrs.value)}"], ${d.container.css} > optgroup > ${d.tag}[value="${CSS.escape(d.attrs.value)}"]`);
+    if (d.attrs.href) m.href = q(`a[href="${CSS.escape(d.attrs.href)}"]`);
     m.css = q(d.css);
     try {
       m.xpath = document.evaluate(`count(${d.xpath})`, document, null, XPathResult.NUMBER_TYPE, null).numberValue;
@@ -152,10 +197,10 @@
     while (node && node !== document.body) {
       const tag = node.tagName.toLowerCase();
       let name = node.getAttribute("aria-label");
-      if (!name && tag === "fieldset") { const lg = node.querySelector("legend"); name = lg && norm(lg.innerText); }
+      if (!name && tag === "fieldset") { const lg = node.querySelector("legend"); name = lg && norm(textFrom(lg)); }
       if (!name && ["section", "form", "dialog", "article"].includes(tag) || node.getAttribute("role") === "group") {
         const h = node.querySelector("h1, h2, h3, h4, h5, h6, legend");
-        name = name || (h && norm(h.innerText));
+        name = name || (h && norm(textFrom(h)));
       }
       if (name) return { name: norm(name), bbox: rect(node) };
       node = node.parentElement;
@@ -163,22 +208,82 @@
     return null;
   };
 
+  // The container an element belongs to, as evidence: which list an option
+  // is in, which form, dialog or landmark. Unnamed wrappers do not count.
+  const CONTAINER_ROLES = new Set(["listbox", "menu", "menubar", "tablist", "radiogroup", "tree", "grid",
+    "dialog", "alertdialog", "navigation", "search", "region", "complementary", "banner", "contentinfo",
+    "main", "form", "group", "toolbar", "table"]);
+  const containerRole = (node) => {
+    const explicit = node.getAttribute("role");
+    if (explicit) return explicit.split(/\s+/)[0];
+    const tag = node.tagName.toLowerCase();
+    const named = node.hasAttribute("aria-label") || node.hasAttribute("aria-labelledby");
+    return { select: node.multiple || node.size > 1 ? "listbox" : "combobox", datalist: "listbox",
+             dialog: "dialog", form: "form", fieldset: "group", nav: "navigation", aside: "complementary",
+             main: "main", table: "table", section: named ? "region" : null,
+             header: node.closest("main, article, section, aside, nav") ? null : "banner",
+             footer: node.closest("main, article, section, aside, nav") ? null : "contentinfo" }[tag] || null;
+  };
+  const containerName = (node) => {
+    const own = accessibleName(node);
+    if (own && node.tagName !== "TABLE") return own;
+    if (node.tagName === "FIELDSET") { const lg = node.querySelector(":scope > legend"); if (lg) return domText(lg); }
+    return null;
+  };
+  const containers = (el, max = 4) => {
+    const out = [];
+    for (let node = el.parentElement; node && node !== document.documentElement && out.length < max;
+         node = node.parentElement) {
+      const role = containerRole(node);
+      if (!role || (!CONTAINER_ROLES.has(role) && role !== "combobox")) continue;
+      const c = { role, tag: node.tagName.toLowerCase() };
+      const name = containerName(node);
+      if (name) c.name = name.slice(0, 200);
+      if (node.id) c.id = node.id;
+      c.css = cssPath(node);
+      out.push(c);
+    }
+    return out;
+  };
+  const container = (el) => containers(el, 1)[0] || null;
+
+  const visible = (el) => {
+    const r = el.getBoundingClientRect();
+    const s = getComputedStyle(el);
+    return (r.width > 0 || r.height > 0) && s.visibility !== "hidden" && s.display !== "none";
+  };
+
+  // What a replay compares with the demonstration: cheap, no page-wide counts.
+  const evidence = (el) => {
+    const tag = el.tagName.toLowerCase();
+    const field = ["input", "select", "textarea"].includes(tag);
+    const attrs = {};
+    for (const a of ["type", "href", "name"]) { const v = el.getAttribute(a); if (v !== null) attrs[a] = v; }
+    return { tag, role: implicitRole(el), name: accessibleName(el), text: field ? null : domText(el),
+             label: field ? labelText(el) : null, attrs, containers: containers(el),
+             visible: visible(el),
+             ident: el.__teachdId || (el.__teachdId = (window.__teachdSeq = (window.__teachdSeq || 0) + 1)) };
+  };
+  window.__teachdEvidence = evidence;
+
   const describe = (el) => {
     const attrs = {};
     for (const a of ["name", "type", "placeholder", "aria-label", "autocomplete", "href", "title", "alt"]) {
       const v = el.getAttribute(a);
       if (v !== null) attrs[a] = v;
     }
+    if (el.tagName === "OPTION" && el.hasAttribute("value")) attrs.value = el.getAttribute("value");
     const tag = el.tagName.toLowerCase();
     const testAttr = TEST_ID_ATTRS.find((a) => el.hasAttribute(a));
     const d = {
       tag, role: implicitRole(el), name: accessibleName(el),
-      text: ["input", "select", "textarea"].includes(tag) ? null : (norm(el.innerText || el.textContent).slice(0, 200) || null),
+      text: ["input", "select", "textarea"].includes(tag) ? null : domText(el),
       id: el.id || null, test_id: testAttr ? el.getAttribute(testAttr) : null, attrs,
       label: ["input", "select", "textarea"].includes(tag) ? labelText(el) : null,
       css: cssPath(el), xpath: xpath(el), bbox: rect(el),
       frame_url: window === window.top ? null : location.href,
       sensitive: isSensitive(el),
+      container: container(el),
     };
     const sameRole = Array.from(document.querySelectorAll(tag)).filter((n) => accessibleName(n) === d.name);
     d.nth = Math.max(0, sameRole.indexOf(el));
@@ -189,7 +294,13 @@
   };
 
   window.__teachdDescribe = describe;
-  if (!recording) return;
+  if (!recording) {
+    // A replay waits for the page to change, not for a clock: count mutations.
+    window.__teachdMutations = 0;
+    new MutationObserver(() => { window.__teachdMutations += 1; })
+      .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    return;
+  }
 
   const sensitiveBoxes = () => Array.from(document.querySelectorAll("input, textarea, [contenteditable]"))
     .filter(isSensitive).map(rect).filter((r) => r.w > 0 && r.h > 0);
@@ -248,7 +359,12 @@
 
   document.addEventListener("focusout", (e) => flush(e.target), true);
 
-  const KEYS = new Set(["Enter", "Escape", "Tab", "ArrowUp", "ArrowDown", "Delete"]);
+  // Keys that act rather than type; characters reach the recording only as
+  // the field's final value (and never from a sensitive field).
+  const KEYS = new Set(["Enter", "Escape", "Tab", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Delete",
+    "Backspace", "Home", "End", "PageUp", "PageDown", " "]);
+  const EDIT_KEYS = new Set(["Backspace", "Delete", "ArrowLeft", "ArrowRight", "Home", "End"]);
+  const CLIPBOARD = new Set(["c", "v", "x", "C", "V", "X", "Insert"]);
   document.addEventListener("keydown", (e) => {
     if (e.ctrlKey && e.altKey && (e.key === "s" || e.key === "S")) {
       // the recorder's "secret" hotkey: the focused field's value is never recorded
@@ -257,11 +373,20 @@
       e.preventDefault();
       return;
     }
-    if (!KEYS.has(e.key)) return;
     const el = e.target && e.target.nodeType === 1 ? e.target : null;
+    const shortcut = (e.ctrlKey || e.metaKey) && !e.getModifierState("AltGraph") && e.key.length === 1 &&
+      !CLIPBOARD.has(e.key) && !(el && isSensitive(el));
+    const typing = el && (["INPUT", "TEXTAREA"].includes(el.tagName) || el.isContentEditable);
+    if (!KEYS.has(e.key) && !shortcut) return;
+    if (e.key === " " && typing) return; // a space typed is text
+    // Editing keys inside a field that holds text are part of typing: the
+    // final value (typed again, key by key, on replay) covers them.
+    const holds = typing && (el.isContentEditable ? el.textContent : el.value);
+    if (holds && (EDIT_KEYS.has(e.key) || shortcut)) return;
     if (el) flush(el);
     const mods = ["Alt", "Control", "Meta", "Shift"].filter((m) => e.getModifierState(m));
-    emit({ kind: "key", key: e.key, modifiers: mods, url: location.href, target: el ? describe(el) : null });
+    emit({ kind: "key", key: e.key === " " ? "Space" : e.key, modifiers: mods, url: location.href,
+           target: el && el !== document.body ? describe(el) : null });
   }, true);
 
   const pageEvent = () => { if (window === window.top) emit({ kind: "page", url: location.href, title: document.title }); };

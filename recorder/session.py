@@ -80,10 +80,14 @@ def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Out
     try:
         with sync_playwright() as pw:
             try:
+                # A person's window is real, not emulated: the page reflows when
+                # they resize it, and screen crops line up with the page.
+                size = {"width": opts.viewport["w"], "height": opts.viewport["h"]}
                 ctx = pw.chromium.launch_persistent_context(
                     str(profile), executable_path=exe, headless=opts.headless,
-                    args=launch_args(opts.cdp_port),
-                    viewport={"width": opts.viewport["w"], "height": opts.viewport["h"]},
+                    args=launch_args(opts.cdp_port)
+                    + ([] if opts.headless else [f"--window-size={size['width']},{size['height']}"]),
+                    **({"viewport": size} if opts.headless else {"no_viewport": True}),
                 )
             except PlaywrightError as exc:
                 raise RecorderError(f"Chromium did not start: {str(exc).splitlines()[0]}") from None

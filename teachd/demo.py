@@ -22,13 +22,14 @@ from teachd.errors import TeachdError
 from teachd.exchange import export_md
 from teachd.runner.gate import Answer, Request
 from teachd.sampleapp import SampleApp, Variant
-from teachd.sampleapp.script import FORM, TASK, demonstrate
+from teachd.sampleapp.drift import RIGHT, judge
+from teachd.sampleapp.script import TASK, demonstrate
 from teachd.store import open_store
 from teachd.store.runs import RunStore
 from teachd.teachproc import TeachProcess, free_port
 from teachd.xvfb import xvfb
 
-DRIFT = Variant(renamed_ids=True, moved_layout=True)
+DRIFT = Variant.named("combination")
 
 
 @contextlib.contextmanager
@@ -88,7 +89,8 @@ def run_demo(say: Callable[[str], None], home: Path | None = None) -> dict[str, 
         say(f"2. Compiled and stored {skill.slug} v{skill.current_version} "
             f"(approval: {', '.join(sorted(skill.current.approval.gated)) or 'none'}). Its SKILL.md:\n")
         say(export_md(skill))
-        say("3. Replaying it on a changed app: ids renamed, layout moved…")
+        say("3. Replaying it on a changed app: ids renamed, layout moved, new theme, wrappers, "
+            "look-alike decoys, targets below the fold…")
         runs = RunStore(store)
         from teachd.runner.run import run_skill
 
@@ -97,11 +99,12 @@ def run_demo(say: Callable[[str], None], home: Path | None = None) -> dict[str, 
             outcome = run_skill(runs, skill.slug, AnnouncingApprover(say), lambda _name: password,
                                 headless=headless, chromium=os.environ.get("TEACHD_CHROMIUM"),
                                 progress=lambda m: say("  " + m))
-            effect = list(changed.state.reports)
-        ok = outcome.status == "success" and len(effect) == 1 and all(
-            effect[0][k] == v for k, v in FORM.items())
+            judged = judge(outcome.status, changed.state)
+            effect = {"reports": list(changed.state.reports), "groups": list(changed.state.groups)}
+        ok = judged.verdict == RIGHT
         say(f"   run {outcome.run_id}: {outcome.status} — {outcome.message}")
         say(f"   the app now holds: {effect}")
+        say(f"   judged by the app's own log: {judged.verdict}, wrong actions: {len(judged.wrong)}")
         verdict = "success" if ok else "failure"
         updated = runs.feedback(outcome.run_id, skill.slug, verdict, note="teachd demo")
         history = updated.current.instructions.split("## History", 1)[1].strip()

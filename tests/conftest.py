@@ -80,6 +80,22 @@ def write_skill(root: Path, name: str, description: str = "Does a thing.", body:
     return folder
 
 
+@pytest.fixture(scope="session")
+def taught_sample(tmp_path_factory: pytest.TempPathFactory):
+    """The sample task, taught once through ``teachd teach`` (see sample_task)."""
+    from tests.sample_task import teach_sample
+
+    return teach_sample(tmp_path_factory.mktemp("taught"))
+
+
+@pytest.fixture
+def taught(taught_sample, tmp_path: Path) -> tuple[dict[str, str], int]:
+    """A fresh copy of the taught home for one test: (env, app port)."""
+    from tests.sample_task import copy_home
+
+    return copy_home(taught_sample, tmp_path), taught_sample.port
+
+
 def all_bytes_under(path: Path) -> bytes:
     return b"".join(p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file())
 

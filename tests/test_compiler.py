@@ -179,8 +179,8 @@ def test_anchor_ladder_order_uniqueness_and_generated_ids() -> None:
          "css": "form > button", "xpath": "/html/body/form/button",
          "matches": {"test_id": 1, "role": 2, "text": 2, "attr": 1, "css": 1, "xpath": 1}}
     locs = ladder(t)
-    assert [loc["by"] for loc in locs] == ["test_id", "role", "text", "attr", "css", "xpath"]
-    assert [loc["unique"] for loc in locs] == [True, False, False, True, True, True]
+    assert [loc.by for loc in locs] == ["test_id", "role", "text", "attr", "css", "xpath"]
+    assert [loc.unique for loc in locs] == [True, False, False, True, True, True]
     for generated in ("btn-3f9a1c2b7d", ":r1:", "ember1234", "css-1x2y3z", "a1B2c3D4e5"):
         assert looks_generated(generated), generated
     for stable in ("submit", "amount", "login-btn", "has-receipt", "submitBtn"):

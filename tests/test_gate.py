@@ -7,7 +7,6 @@ import pytest
 from teachd.approval import Approval
 from teachd.errors import PolicyStop
 from teachd.runner.gate import Action, Answer, Gate, Request, TerminalApprover
-from teachd.runner.match import Candidate, agrees, choose
 
 
 class Scripted:
@@ -83,25 +82,3 @@ def test_terminal_approver_reads_one_line_per_request_and_eof_denies() -> None:
     reqs = [Request(i, ACT, ("s",), "r") for i in (1, 2, 3)]
     assert [t.ask(r).allow for r in reqs] == [True, False, False]
     assert "no answer" in stderr.getvalue()
-
-
-def test_match_refuses_decoys_and_accepts_renamed_label_by_stable_id() -> None:
-    expect = {"tag": "button", "role": "button", "name": "Submit report", "text": "Submit report"}
-    decoy = {"tag": "button", "role": "button", "name": "Submit draft", "text": "Submit draft"}
-    link = {"tag": "a", "role": "button", "name": "Submit reports later"}
-    assert not agrees(expect, decoy, {"css"})[0]
-    assert not agrees(expect, link, {"text"})[0]
-    field = {"tag": "input", "role": "textbox", "label": "Amount", "name": "Amount"}
-    renamed = {"tag": "input", "role": "textbox", "label": "Sum", "name": "Sum"}
-    assert agrees(field, renamed, {"id"})[0] and not agrees(field, renamed, {"xpath"})[0]
-    assert agrees(field, {**renamed, "label": "Total amount", "name": "Total amount"}, {"role"})[0]
-
-
-def test_choose_halts_on_ambiguity_and_on_nothing() -> None:
-    expect = {"role": "button", "name": "Save"}
-    same = {"role": "button", "name": "Save"}
-    assert choose(expect, [Candidate(1, {"css"}, same), Candidate(2, {"xpath"}, same)], []).identity is None
-    assert "ambiguous" in choose(expect, [], ["role"]).reason
-    assert "not found" in choose(expect, [], []).reason
-    picked = choose(expect, [Candidate(1, {"role"}, same), Candidate(2, {"xpath"}, {"role": "link"})], [])
-    assert picked.identity == 1

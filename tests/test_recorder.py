@@ -73,7 +73,11 @@ def test_headed_demo_with_real_keystrokes_masks_password_everywhere(env, display
     assert page.input_value("#password") == PASSWORD
     xdo(display, "mousemove", "--sync", *map(str, screen_point(page, "button[type=submit]")), "click", "1")
     page.wait_for_url("**/dashboard")
-    page.click("text=New report")
+    page.get_by_role("tab", name="Reports").click()  # a client-side route (pushState)
+    page.wait_for_url("**/dashboard/reports")
+    # an action link styled text-transform:uppercase, clicked through X
+    assert page.locator("main a.action").inner_text() == "NEW REPORT"  # what the person sees
+    xdo(display, "mousemove", "--sync", *map(str, screen_point(page, "main a.action")), "click", "1")
     page.wait_for_url("**/reports/new")
     xdo(display, "mousemove", "--sync", *map(str, screen_point(page, "#amount")), "click", "1")
     xdo(display, "type", "--delay", "30", "42.50")
@@ -104,7 +108,7 @@ def test_headed_demo_with_real_keystrokes_masks_password_everywhere(env, display
     types = [e["type"] for e in evs]
     assert types.count("click") >= 7
     pages = [(e["url"].removeprefix(app.url), e["tab"]) for e in evs if e["type"] == "page"]
-    assert pages[:3] == [("/login", 0), ("/dashboard", 0), ("/reports/new", 0)]
+    assert pages[:4] == [("/login", 0), ("/dashboard", 0), ("/dashboard/reports", 0), ("/reports/new", 0)]
     assert ("/help", 1) in pages and pages[-1][0].startswith("/reports/")
     pw_inputs = [e for e in evs if e["type"] == "input" and e["target"]["id"] == "password"]
     assert pw_inputs and all(e.get("masked") is True and "value" not in e for e in pw_inputs)
@@ -115,6 +119,11 @@ def test_headed_demo_with_real_keystrokes_masks_password_everywhere(env, display
     sign_in = next(e for e in evs if e["type"] == "click" and e["target"].get("test_id") == "login-submit")
     assert sign_in["target"]["role"] == "button" and sign_in["target"]["name"] == "Sign in"
     assert (teach.recording_dir / sign_in["frame"]).is_file()
+    # the uppercase-styled link is named as its author wrote it, not as CSS shows it
+    new_report = next(e for e in evs if e["type"] == "click" and e["target"].get("attrs", {}).get("href") == "/reports/new")
+    assert new_report["target"]["role"] == "link"
+    assert new_report["target"]["name"] == "New report" and new_report["target"]["text"] == "New report"
+    assert new_report["target"]["container"]["role"] == "main"
     assert not [e for e in evs if e["type"] in ("os_key", "os_click")]  # browser events win
     assert not (teach.recording_dir / ".incomplete").exists()
     # the secret is nowhere: events, crops, logs, database, the exported skill

@@ -1,90 +1,30 @@
-"""Replays of a real recording on the project's sample app, with drift of
-each kind; the assertions are on the server's side effects."""
+"""Replays of the taught sample task: approvals, scope, profiles, secrets and
+feedback; the assertions are on the server's side effects."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from teachd.sampleapp import SampleApp, Variant
-from teachd.sampleapp.script import TASK
-from teachd.sampleapp.script import demonstrate as play
+from teachd.sampleapp import SampleApp
 from tests.conftest import all_bytes_under
-from tests.desktop import Teach, free_port
-
-PASSWORD = "Rr9-replay-Secret"
-SLUG = "taught-submit-an-expense-report"
-APPROVE_ALL = "once\n" * 40
-
-
-def demonstrate(env: dict[str, str], url: str) -> dict:
-    teach = Teach(env, TASK, url + "/login", "--headless", "--no-os-input")
-    play(teach.cdp_port, PASSWORD)
-    code, out, err = teach.finish()
-    assert code == 0, err
-    return json.loads(out)
-
-
-@pytest.fixture(scope="module")
-def taught(tmp_path_factory) -> Iterator[tuple[dict[str, str], int]]:
-    base = tmp_path_factory.mktemp("runner")
-    home = base / "home"
-    home.mkdir(mode=0o700)
-    (base / "user").mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TEACHD_")}
-    env.update(TEACHD_HOME=str(home), HOME=str(base / "user"), TEACHD_OWNER="alice")
-    port = free_port()
-    with SampleApp(password=PASSWORD, port=port) as app:
-        result = demonstrate(env, app.url)
-        assert len(app.state.reports) == 1
-    assert result["slug"] == SLUG
-    yield env, port
-
-
-def replay(env: dict[str, str], *args: str, stdin: str = APPROVE_ALL, secret: bool = True) -> tuple[int, dict, str]:
-    e = dict(env)
-    if secret:
-        e["TEACHD_SECRET_PASSWORD"] = PASSWORD
-    p = subprocess.run([sys.executable, "-m", "teachd", "run", SLUG, "--headless", "--json", *args],
-                       input=stdin, capture_output=True, text=True, env=e, timeout=180)
-    return p.returncode, (json.loads(p.stdout) if p.stdout.strip() else {}), p.stderr
-
+from tests.sample_task import PASSWORD, SLUG, replay
 
 EXPECTED = {"amount": "42.50", "description": "Taxi from the airport", "category": "travel",
-            "has_receipt": True}
-POSSIBLE = ["base", "renamed_ids", "new_theme", "moved_layout", "inserted_elements", "wrappers",
-            "changed_labels", "below_fold", "decoys"]
+            "merchant_id": "taxi-paris", "has_receipt": True}
 
 
-@pytest.mark.parametrize("variant", POSSIBLE)
-def test_replay_survives_drift_with_the_right_effect(taught, variant: str) -> None:
+def test_replay_on_the_unchanged_app_saves_exactly_the_demonstrated_effect(taught) -> None:
     env, port = taught
-    with SampleApp(password=PASSWORD, variant=Variant.named(variant), port=port) as app:
+    with SampleApp(password=PASSWORD, port=port) as app:
         code, out, err = replay(env)
-        reports = list(app.state.reports)
+        reports, groups = list(app.state.reports), list(app.state.groups)
     assert code == 0, (out.get("message"), err[-2000:])
-    assert out["status"] == "success"
-    assert len(reports) == 1, reports
-    assert {k: reports[0][k] for k in EXPECTED} == EXPECTED
-    assert out["skills"][SLUG] >= 1
-
-
-def test_removed_target_halts_with_no_effect(taught) -> None:
-    env, port = taught
-    with SampleApp(password=PASSWORD, variant=Variant(submit_removed=True), port=port) as app:
-        code, out, err = replay(env)
-        reports = list(app.state.reports)
-    assert code != 0 and out["status"] == "failure"
-    assert reports == []
-    halted = [s for s in out["steps"] if s["status"] == "halted"]
-    assert len(halted) == 1 and "Submit report" in halted[0]["detail"]
-    assert "not found" in out["message"] or "ambiguous" in out["message"]
+    assert out["status"] == "success" and out["skills"][SLUG] == 1
+    assert len(reports) == 1 and {k: reports[0][k] for k in EXPECTED} == EXPECTED
+    assert [g["name"] for g in groups] == ["Approvers"]
 
 
 def test_deny_and_eof_abort_before_any_effect(taught) -> None:
@@ -96,6 +36,7 @@ def test_deny_and_eof_abort_before_any_effect(taught) -> None:
             assert "required by skill " + SLUG in err
         assert app.state.reports == []
         assert not app.state.sessions  # the third run stopped before signing in
+        assert app.state.clicked() == []
 
 
 def test_saved_always_allow_never_satisfies_the_skill(taught, cli_env_runner) -> None:

@@ -39,13 +39,15 @@ def secret_from_user(name: str) -> str:
               help="A parameter's value (default: what was demonstrated).")
 @click.option("--headless", is_flag=True, help="No visible window.")
 @click.option("--profile", help="Load only the skills this profile (config.yaml) binds.")
+@click.option("--step-timeout", type=click.FloatRange(min=0.1, max=600), default=10.0, show_default=True,
+              metavar="SECONDS", help="How long one step may look for its target before it halts.")
 @click.option("--approval", type=click.Choice(["auto", "ask"]), default="auto", show_default=True,
               help="ask: every action asks unless a saved rule allows its tool; skills that "
                    "require approval always ask.")
 @json_option
 @pass_app
 def run(app: App, slug: str, start_url: str | None, params: tuple[str, ...], headless: bool,
-        profile: str | None, approval: str, as_json: bool) -> int:
+        profile: str | None, step_timeout: float, approval: str, as_json: bool) -> int:
     """Replay a taught skill in Chromium, with its approvals and scope; exit 0 only on success.
 
     Approval requests read one answer each: `once` or `deny` (end of input: deny).
@@ -68,7 +70,7 @@ def run(app: App, slug: str, start_url: str | None, params: tuple[str, ...], hea
     outcome = run_skill(
         _runs(app), slug, TerminalApprover(), secret_from_user, params=values,
         start_url=start_url, headless=headless, chromium=os.environ.get("TEACHD_CHROMIUM"),
-        profile=bound, run_setting=approval,
+        profile=bound, run_setting=approval, step_timeout=step_timeout,
         progress=None if as_json else (lambda msg: click.echo(f"teachd: {msg}", err=True)),
     )
     emit(as_json, outcome.as_dict(),

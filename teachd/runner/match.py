@@ -1,51 +1,127 @@
 """Does the element a locator found agree with what was demonstrated?
 
 Pure functions over two descriptions. A halt is always better than a wrong
-click: several agreeing candidates is ambiguity, none is "not found".
+click, so agreement is earned, not assumed:
+
+- a name agrees when it is the demonstrated one (case and spacing aside) or
+  when it kept every demonstrated word and gained some ("Amount" → "Total
+  amount"); a name that *lost* words ("Add" for "Add group") never agrees —
+  the missing words are what told the two apart;
+- the element must live where it lived: the same list, form, dialog or
+  landmark (an option of "Chosen" is not an option of "Available");
+- a link must lead where it led, unless a stable id or test id vouches;
+- every visible match of every locator is a candidate; the best agreement
+  wins, a stable identity breaks a tie, position never does; a tie left is
+  ambiguity, and ambiguity halts.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-STRONG = frozenset({"test_id", "id"})  # identities a page author chose on purpose
+# Identities a page author chose on purpose: they vouch for an element whose
+# visible name changed (a relabel, a translation).
+STRONG = frozenset({"test_id", "id", "attr:name", "attr:value"})
+EXACT, GAINED, NONE = 3, 2, 0
+_CLICKABLE = frozenset({"link", "button"})  # a link that became a button is still the target
 
 
-def words(text: str | None) -> set[str]:
-    return set(re.findall(r"[a-z0-9]+", (text or "").lower()))
+def words(text: str | None) -> list[str]:
+    return re.findall(r"[^\W_]+", (text or "").lower())
 
 
-def similar(a: str | None, b: str | None) -> bool:
-    """Same words, or one's words all within the other's ("Amount" ~ "Total amount")."""
-    wa, wb = words(a), words(b)
-    if not wa or not wb:
-        return False
-    return wa <= wb or wb <= wa
+def name_score(expected: str | None, found: str | None) -> int:
+    """EXACT, GAINED (every demonstrated word kept, some added) or NONE."""
+    want, got = words(expected), words(found)
+    if not want or not got:
+        return NONE
+    if want == got:
+        return EXACT
+    kept = not Counter(want) - Counter(got)
+    return GAINED if kept and len(got) > len(want) else NONE
 
 
-def agrees(expect: Mapping[str, Any], found: Mapping[str, Any], via: set[str]) -> tuple[bool, str]:
-    tag, ftag = expect.get("tag"), (found.get("tag") or "").lower()
-    if tag and ftag and tag != ftag:
-        return False, f"is a <{ftag}>, expected <{tag}>"
+def _names(d: Mapping[str, Any]) -> list[str]:
+    return [str(d[k]) for k in ("name", "label", "text") if d.get(k)]
+
+
+def best_name_score(expect: Mapping[str, Any], found: Mapping[str, Any]) -> int:
+    return max((name_score(a, b) for a in _names(expect) for b in _names(found)), default=NONE)
+
+
+def _container_text(box: Mapping[str, Any]) -> str:
+    name = box.get("name") or box.get("id") or ""
+    return f"the {box.get('role')} {name!r}" if name else f"the {box.get('role')}"
+
+
+AGREE, RENAMED, ELSEWHERE = "agree", "renamed", "elsewhere"
+
+
+def container_agrees(expected: Mapping[str, Any] | None,
+                     found_chain: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
+    """Is the demonstrated container among the found element's own
+    containers? AGREE: same role and name (or the same id); RENAMED: a
+    container of that role whose name changed (a translation — only a stable
+    identity of the element itself can vouch then); ELSEWHERE: none."""
+    if not expected:
+        return AGREE, ""
+    role = expected.get("role")
+    renamed = None
+    for box in found_chain:
+        if box.get("role") != role and not {box.get("role"), role} <= {"listbox", "combobox"}:
+            continue
+        if expected.get("id") and expected.get("id") == box.get("id"):
+            return AGREE, ""
+        if not expected.get("name"):
+            return AGREE, ""  # an unnamed landmark: its role is all there was to match
+        if box.get("name") and name_score(expected["name"], box["name"]) != NONE:
+            return AGREE, ""
+        renamed = renamed or box
+    where = _container_text(renamed or found_chain[0]) if (renamed or found_chain) \
+        else "no list, form or landmark"
+    return (RENAMED if renamed else ELSEWHERE), f"is in {where}, expected in {_container_text(expected)}"
+
+
+@dataclass
+class Verdict:
+    score: int  # 0: refused
+    reason: str
+
+
+def agrees(expect: Mapping[str, Any], found: Mapping[str, Any], via: set[str]) -> Verdict:
+    """How well one found element matches the demonstrated evidence."""
+    strong = bool(via & STRONG)
     role, frole = expect.get("role"), found.get("role")
-    if role and frole and role != frole:
-        return False, f"has role {frole}, expected {role}"
+    swapped = bool(role and frole and role != frole and {role, frole} <= _CLICKABLE)
+    tag, ftag = expect.get("tag"), (found.get("tag") or "").lower()
+    if tag and ftag and tag != ftag and not swapped:
+        return Verdict(NONE, f"is a <{ftag}>, expected <{tag}>")
+    if role and frole and role != frole and not swapped:
+        return Verdict(NONE, f"has role {frole}, expected {role}")
     etype, ftype = expect.get("type"), (found.get("attrs") or {}).get("type")
-    if etype and ftype and etype.lower() != str(ftype).lower():
-        return False, f"is type {ftype}, expected {etype}"
-    names = [expect.get(k) for k in ("name", "label", "text") if expect.get(k)]
-    found_names = [found.get(k) for k in ("name", "label", "text") if found.get(k)]
-    if not names:
-        return True, "agrees"
-    if any(similar(a, b) for a in names for b in found_names):
-        return True, "agrees"
-    if via & STRONG:
-        return True, "agrees by its stable id (its label changed)"
-    shown = found_names[0] if found_names else "no name"
-    return False, f"is named {shown!r}, expected {names[0]!r}"
+    if etype and ftype and etype.lower() != str(ftype).lower() and not swapped:
+        return Verdict(NONE, f"is type {ftype}, expected {etype}")
+    href, fhref = expect.get("href"), (found.get("attrs") or {}).get("href")
+    vouched = strong or bool(href and fhref == href)
+    place, why = container_agrees(expect.get("container"), found.get("containers") or [])
+    if place == ELSEWHERE or (place == RENAMED and not vouched):
+        return Verdict(NONE, why)
+    if href and fhref and href != fhref and not via & {"test_id", "id"}:
+        return Verdict(NONE, f"leads to {fhref}, expected {href}")
+    score = best_name_score(expect, found) if _names(expect) else EXACT
+    if swapped and score != EXACT:
+        return Verdict(NONE, f"is a {frole} named {(_names(found) or ['nothing'])[0]!r}, "
+                             f"expected the {role} {_names(expect)[0]!r}")
+    if score != NONE:
+        return Verdict(score, "agrees")
+    if vouched:
+        return Verdict(1, "agrees by its stable identity (its name changed)")
+    shown = _names(found)[0] if _names(found) else "no name"
+    return Verdict(NONE, f"is named {shown!r}, expected {_names(expect)[0]!r}")
 
 
 @dataclass
@@ -53,30 +129,40 @@ class Candidate:
     identity: int
     via: set[str]
     found: dict[str, Any]
+    handle: Any = None  # how the caller acts on it (a Locator), opaque here
+    order: int = 0  # rank of the first locator that found it
+    where: tuple[int, int] | None = None  # (locator rank, index) when found among several
+
+    def first_via(self) -> str:
+        return sorted(self.via)[0] if self.via else ""
 
 
 @dataclass
 class Choice:
-    identity: int | None
+    candidate: Candidate | None
     reason: str
-    via: tuple[str, ...] = ()
+    via: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def found(self) -> bool:
+        return self.candidate is not None
 
 
 def choose(expect: Mapping[str, Any], candidates: Sequence[Candidate],
            ambiguous: Sequence[str]) -> Choice:
-    """Pick the one element every piece of evidence points to, or explain why not."""
-    agreeing = []
-    refused = []
-    for c in candidates:
-        ok, why = agrees(expect, c.found, c.via)
-        (agreeing if ok else refused).append((c, why))
-    if len(agreeing) == 1:
-        c = agreeing[0][0]
-        return Choice(c.identity, "found", tuple(sorted(c.via)))
-    if len(agreeing) > 1:
-        return Choice(None, f"ambiguous: {len(agreeing)} different elements match")
+    """Pick the one element the evidence points to best, or explain why not."""
+    scored = [(agrees(expect, c.found, c.via), c) for c in candidates]
+    # Position (css, xpath) never breaks a tie; a stable identity does.
+    agreeing = [((v.score, bool(c.via & STRONG)), c) for v, c in scored if v.score > NONE]
+    if agreeing:
+        top = max(rank for rank, _ in agreeing)
+        best = [c for rank, c in agreeing if rank == top]
+        if len(best) == 1:
+            return Choice(best[0], "found", tuple(sorted(best[0].via)))
+        return Choice(None, f"ambiguous: {len(best)} different elements match equally well")
+    refused = [v.reason for v, _ in scored]
     if refused:
-        return Choice(None, "the element found " + "; ".join(why for _, why in refused[:2]))
+        return Choice(None, "the element found " + "; ".join(refused[:2]))
     if ambiguous:
         return Choice(None, f"ambiguous: several elements match by {', '.join(ambiguous)}")
     return Choice(None, "not found on the page")

@@ -8,10 +8,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from compiler.plan import PlanError, Procedure
 from recorder.browser import CAPTURE_JS
-from teachd.errors import PolicyStop, TeachdError
+from teachd.errors import InvalidSkill, PolicyStop, TeachdError
 from teachd.runner.gate import Approver, Gate
-from teachd.runner.replay import Halt, Procedure, Replayer
+from teachd.runner.replay import STEP_TIMEOUT, Halt, Replayer
 from teachd.runner.session import RunSession
 from teachd.store.runs import RunStore
 
@@ -41,6 +42,7 @@ def run_skill(
     profile: Sequence[str] | None = None,
     run_setting: str = "auto",
     progress: Callable[[str], None] | None = None,
+    step_timeout: float = STEP_TIMEOUT,
 ) -> RunOutcome:
     from recorder.browser import BrowserMissing, chromium_path, launch_args
 
@@ -50,7 +52,10 @@ def run_skill(
     session.auto_load()
     session.load_skill(slug)
     skill = session.loaded[slug]
-    proc = Procedure.from_files(skill.current.files)
+    try:
+        proc = Procedure.from_files(skill.current.files)
+    except PlanError as exc:
+        raise InvalidSkill(f"{slug}: {exc}") from None
     unknown = set(params or {}) - set(proc.parameters)
     if unknown:
         raise TeachdError(f"unknown parameter(s) {', '.join(sorted(unknown))}; "
@@ -75,10 +80,12 @@ def run_skill(
             context.add_init_script(path=str(CAPTURE_JS))
             page = context.new_page()
             replayer = Replayer(context, page, proc, gate, params or {}, secret,
-                                start_url=start_url, progress=progress)
+                                start_url=start_url, progress=progress, step_timeout=step_timeout)
             try:
                 replayer.run()
                 status, message = "success", "every step and the success check held"
+                if replayer.notes:
+                    message += " (" + "; ".join(replayer.notes) + ")"
             except PolicyStop as exc:
                 status, message = "aborted", str(exc)
             except Halt as exc:

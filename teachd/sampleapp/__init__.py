@@ -1,6 +1,8 @@
-"""The bundled sample app: a small expenses site on loopback, used by
-``teachd demo`` and the tests. Its server-side state is what tests assert on."""
+"""The bundled sample app: a small, deliberately unfriendly expenses site on
+loopback, used by ``teachd demo``, the drift suite and the tests. Its
+server-side state (what was saved, what was clicked) is what tests judge."""
 
-from teachd.sampleapp.server import SampleApp, Variant
+from teachd.sampleapp.pages import Variant
+from teachd.sampleapp.server import SampleApp
 
 __all__ = ["SampleApp", "Variant"]

@@ -1,42 +1,95 @@
 """The scripted demonstration of the sample app's task, played over
-Chromium's DevTools port as a person would (``teachd demo`` and the tests)."""
+Chromium's DevTools port with real mouse and key events, as a person would
+(``teachd demo``, the drift suite and the tests)."""
 
 from __future__ import annotations
 
-import time
+import re
 from typing import Any
 
-TASK = "Submit an expense report"
-FORM = {"amount": "42.50", "description": "Taxi from the airport", "category": "travel"}
+from teachd.sampleapp.server import USER
+
+TASK = "File a report and add approvers"
+FORM = {"amount": "42.50", "description": "Taxi from the airport", "merchant_id": "taxi-paris",
+        "category": "travel", "has_receipt": True}
+NOTE = "Receipt attached"
+GROUP = {"name": "Approvers", "permissions": ["approve_reports", "archive_reports", "export_reports"]}
+# What the task clicks (data-k of the sample app); the fields a person clicks
+# into before typing are fine too. Anything else clicked is a wrong action.
+TASK_CLICKS = frozenset({
+    "login.submit", "tab.reports", "reports.new", "merchant.taxi-paris", "report.receipt", "note.save",
+    "report.submit", "nav.groups", "groups.add", "perm.approve_reports", "perm.export_reports", "perm.add",
+    "perm.add-all", "group.save", "audit.open",
+})
+FIELDS = frozenset({"login.email", "login.password", "report.amount", "report.description",
+                    "report.merchant", "report.category", "note.field", "group.name", "perm.filter"})
 
 
 def demonstrate(cdp_port: int, password: str, pause: float = 0.0) -> None:
-    """Sign in, open a new report, fill it in and submit it; then close the browser."""
+    """Sign in, file a report (type-ahead, select, checkbox, a note in an
+    iframe), then create a group through the filter-and-choose lists and open
+    the audit log in a new tab; then close the browser."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{cdp_port}")
-        page: Any = browser.contexts[0].pages[0]
+        context = browser.contexts[0]
+        page: Any = context.pages[0]
         page.wait_for_selector("#email")
 
-        def type_into(selector: str, text: str) -> None:
-            page.click(selector)
-            page.keyboard.type(text, delay=20)
-            time.sleep(pause)
+        def settle() -> None:
+            page.wait_for_timeout(int(pause * 1000) + 50)  # the recorder's bindings run meanwhile
 
-        type_into("#email", "alice@example.com")
-        type_into("#password", password)
-        page.click("button[type=submit]")
+        def type_into(target: Any, text: str, replace: bool = False) -> None:
+            target.click()
+            if replace:
+                page.keyboard.press("Control+a")
+            page.keyboard.type(text, delay=15)
+            settle()
+
+        type_into(page.locator("#email"), USER)
+        type_into(page.locator("#password"), password)
+        page.get_by_role("button", name="Sign in").click()
         page.wait_for_url("**/dashboard")
-        page.click("text=New report")
+        page.get_by_role("tab", name="Reports").click()  # a client-side route
+        page.wait_for_url("**/dashboard/reports")
+        page.get_by_role("link", name="New report").click()
         page.wait_for_url("**/reports/new")
-        type_into("#amount", FORM["amount"])
-        type_into("#description", FORM["description"])
-        page.click("#category")
+        type_into(page.locator("#amount"), FORM["amount"])
+        type_into(page.locator("#description"), FORM["description"])
+        type_into(page.locator("#merchant"), "Tax")
+        page.get_by_role("option", name="Taxi Paris", exact=True).click()
+        settle()
+        page.locator("#category").click()
         page.select_option("#category", FORM["category"])
-        page.click("#has-receipt")
-        page.click("button[type=submit]")
-        page.wait_for_url("**/reports/*")
-        time.sleep(0.3 + pause)
-        for p in browser.contexts[0].pages:
+        settle()
+        page.locator("#has-receipt").click()
+        note = page.frame_locator("iframe[title=Note]")
+        type_into(note.locator("#note"), NOTE)
+        note.get_by_role("button", name="Save note").click()
+        note.get_by_text("Note saved").wait_for()
+        page.get_by_role("button", name="Submit report").click()
+        page.wait_for_url(re.compile(r"/reports/\d+$"))
+        settle()
+        page.get_by_role("link", name="Groups").click()
+        page.wait_for_url("**/groups")
+        page.get_by_role("link", name="Add group").click()
+        page.wait_for_url("**/groups/add")
+        type_into(page.locator("#group-name"), GROUP["name"])
+        for query, option in (("approve r", "Can approve reports"), ("export", "Can export reports")):
+            type_into(page.locator("#perm-filter"), query, replace=True)
+            page.get_by_role("option", name=option, exact=True).click()
+            settle()
+            page.get_by_role("button", name="Choose", exact=True).click()
+            settle()
+        type_into(page.locator("#perm-filter"), "archive", replace=True)
+        page.get_by_role("button", name="Choose all").click()
+        settle()
+        page.get_by_role("button", name="Save", exact=True).click()
+        page.wait_for_url(re.compile(r"/groups/\d+$"))
+        with context.expect_page() as new_tab:
+            page.get_by_role("link", name="Open audit log").click()
+        new_tab.value.wait_for_load_state()
+        new_tab.value.wait_for_timeout(300 + int(pause * 1000))
+        for p in context.pages:
             p.close()

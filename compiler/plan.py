@@ -1,0 +1,167 @@
+"""The replay plan: ``references/steps.json`` and ``references/anchors.json``,
+typed once for both sides — the compiler writes it, the runner reads it.
+
+``format_version`` guards the exchange: a file written by a newer compiler is
+refused with a clear message instead of being half understood. Older files
+(version 1, before anchors carried a container and an ``href``) still load.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+FORMAT_VERSION = 2
+STEPS_FILE = "references/steps.json"
+ANCHORS_FILE = "references/anchors.json"
+
+
+class PlanError(ValueError):
+    """The references cannot be read as a replay plan; the message says why."""
+
+
+@dataclass
+class Locator:
+    """One way to find a target: ``by`` is the kind, the other fields its query."""
+
+    by: str  # test_id | role | label | placeholder | text | id | attr | css | xpath
+    value: str | None = None
+    role: str | None = None
+    name: str | None = None
+    css: str | None = None
+    attr: str | None = None  # for ``attr``: which attribute (name, value, href)
+    unique: bool | None = None  # as the recording saw it
+
+    def key(self) -> tuple[Any, ...]:
+        return (self.by, self.value, self.role, self.name, self.css)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None or k == "unique"}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Locator:
+        return cls(**{k: data.get(k) for k in cls.__dataclass_fields__ if k in data})
+
+
+@dataclass
+class Anchor:
+    """Everything known about one action's target."""
+
+    page: str
+    describe: str
+    locators: list[Locator]
+    expect: dict[str, Any]  # evidence: tag, role, name, text, label, type, href, container
+    geometry: dict[str, Any] = field(default_factory=dict)
+    fingerprint: dict[str, Any] | None = None
+    frame_url: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"page": self.page, "describe": self.describe, "frame_url": self.frame_url,
+                "locators": [loc.to_dict() for loc in self.locators], "expect": self.expect,
+                "geometry": self.geometry, "fingerprint": self.fingerprint}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Anchor:
+        return cls(page=str(data.get("page") or ""), describe=str(data.get("describe") or "the target"),
+                   locators=[Locator.from_dict(x) for x in data.get("locators") or []],
+                   expect=dict(data.get("expect") or {}), geometry=dict(data.get("geometry") or {}),
+                   fingerprint=data.get("fingerprint"), frame_url=data.get("frame_url"))
+
+
+@dataclass
+class PlanStep:
+    """One step a replay takes; ``expect`` is the page it should lead to."""
+
+    n: int
+    action: str  # goto | click | dblclick | type | select | check | press | os_click | os_key
+    page: str | None
+    anchor: str | None = None
+    describe: str | None = None
+    url: str | None = None
+    tab: int = 0
+    param: str | None = None
+    secret: str | None = None
+    checked: bool | None = None
+    key: str | None = None
+    modifiers: list[str] = field(default_factory=list)
+    window: str | None = None
+    x: float | None = None
+    y: float | None = None
+    button: str | None = None
+    expect: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in self.__dict__.items():
+            if v is None or (k == "tab" and not v) or (k == "modifiers" and not v):
+                continue
+            out[k] = v
+        if self.action in ("os_click", "os_key"):
+            out.setdefault("window", None)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PlanStep:
+        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        fields["n"], fields["modifiers"] = int(data["n"]), list(data.get("modifiers") or [])
+        fields["tab"] = int(data.get("tab") or 0)
+        return cls(**fields)
+
+
+@dataclass
+class Procedure:
+    """A taught task as the replay follows it."""
+
+    start_url: str
+    steps: list[PlanStep]
+    anchors: dict[str, Anchor]
+    scope: list[str]
+    success: dict[str, Any]
+    parameters: dict[str, dict[str, Any]] = field(default_factory=dict)
+    secrets: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def steps_doc(self) -> dict[str, Any]:
+        return {"format_version": FORMAT_VERSION, "start_url": self.start_url, "scope": self.scope,
+                "success": self.success, "parameters": self.parameters, "secrets": self.secrets,
+                "steps": [s.to_dict() for s in self.steps]}
+
+    def anchors_doc(self) -> dict[str, Any]:
+        return {"format_version": FORMAT_VERSION,
+                "anchors": {aid: a.to_dict() for aid, a in self.anchors.items()}}
+
+    @classmethod
+    def from_files(cls, files: Mapping[str, str]) -> Procedure:
+        """Read the plan from a skill's files (as text)."""
+        missing = [p for p in (STEPS_FILE, ANCHORS_FILE) if p not in files]
+        if missing:
+            raise PlanError(f"not a replayable taught skill: {', '.join(missing)} missing")
+        steps_doc, anchors_doc = _json(files, STEPS_FILE), _json(files, ANCHORS_FILE)
+        for path, doc in ((STEPS_FILE, steps_doc), (ANCHORS_FILE, anchors_doc)):
+            version = doc.get("format_version", doc.get("version", 1))
+            if not isinstance(version, int) or version > FORMAT_VERSION:
+                raise PlanError(f"{path} is format {version!r}, newer than this teachd reads "
+                                f"(up to {FORMAT_VERSION}): upgrade teachd to replay it")
+        try:
+            return cls(
+                start_url=str(steps_doc.get("start_url") or ""),
+                steps=[PlanStep.from_dict(s) for s in steps_doc["steps"]],
+                anchors={k: Anchor.from_dict(v) for k, v in anchors_doc["anchors"].items()},
+                scope=list(steps_doc.get("scope") or []),
+                success=dict(steps_doc.get("success") or {}),
+                parameters=dict(steps_doc.get("parameters") or {}),
+                secrets=dict(steps_doc.get("secrets") or {}),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise PlanError(f"the replay plan is malformed ({type(exc).__name__}: {exc})") from None
+
+
+def _json(files: Mapping[str, str], path: str) -> dict[str, Any]:
+    try:
+        doc = json.loads(files[path])
+    except ValueError as exc:
+        raise PlanError(f"{path} is not JSON ({exc})") from None
+    if not isinstance(doc, dict):
+        raise PlanError(f"{path} is not a JSON object")
+    return doc

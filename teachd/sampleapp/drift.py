@@ -1,0 +1,146 @@
+"""The drift suite: the sample task replayed on every kind of change a real
+app goes through, each run judged by the app's own records — what it saved
+and what was clicked — never by what teachd says it did.
+
+Used by the tests (one assertion per variant) and by ``bench/drift.py``
+(the table in the README).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from teachd.sampleapp.script import FIELDS, FORM, GROUP, NOTE, TASK, TASK_CLICKS, demonstrate
+from teachd.sampleapp.server import SampleApp, State
+from teachd.teachproc import TeachProcess, free_port
+
+SLUG = "taught-file-a-report-and-add-approvers"
+
+RIGHT, HALTED, WRONG = "right", "halted", "wrong"
+
+# Variant → the outcome a careful replayer must reach. Every variant that can
+# succeed must; a removed or truly ambiguous target must halt, with no effect.
+EXPECTED: dict[str, str] = {
+    "base": RIGHT, "renamed_ids": RIGHT, "new_theme": RIGHT, "moved_layout": RIGHT,
+    "inserted_elements": RIGHT, "wrappers": RIGHT, "changed_labels": RIGHT, "link_to_button": RIGHT,
+    "option_prefix": RIGHT, "below_fold": RIGHT, "decoys": RIGHT, "translated": RIGHT,
+    "combination": RIGHT, "submit_removed": HALTED, "ambiguous": HALTED,
+}
+DESCRIBED: dict[str, str] = {
+    "base": "the page as demonstrated",
+    "renamed_ids": "every id renamed, option order changed",
+    "new_theme": "new fonts, colours, paddings",
+    "moved_layout": "fields, lists and menu moved",
+    "inserted_elements": "new field, notice and menu entry",
+    "wrappers": "extra wrapping elements",
+    "changed_labels": "labels reworded, ids kept",
+    "link_to_button": "action links became buttons",
+    "option_prefix": "option labels gained a prefix",
+    "below_fold": "targets pushed below the fold",
+    "decoys": "look-alikes: 'Add', 'Submit', 'Submit draft', '… (legacy)', a 'Choose' elsewhere",
+    "translated": "the UI in German, ids kept",
+    "combination": "renamed ids + theme + layout + inserts + wrappers + decoys + fold",
+    "submit_removed": "the 'Submit report' button is gone",
+    "ambiguous": "two identical 'Save' buttons, no id to tell them apart",
+}
+
+
+@dataclass
+class Judgement:
+    verdict: str  # right | halted | wrong
+    wrong: list[str]  # every wrong action or effect, as the app recorded it
+
+    def as_row(self) -> dict[str, Any]:
+        return {"verdict": self.verdict, "wrong": self.wrong}
+
+
+def wrong_actions(state: State) -> list[str]:
+    """Clicks and effects the task never asked for."""
+    wrong = [f"clicked {k}" for k in state.clicked() if k not in TASK_CLICKS | FIELDS]
+    with state.lock:
+        reports, groups = list(state.reports), list(state.groups)
+        notes, drafts = list(state.notes), state.drafts
+    for r in reports:
+        got = {k: r[k] for k in FORM}
+        if got != FORM:
+            wrong.append(f"saved report {got}")
+    for g in groups:
+        got = {"name": g["name"], "permissions": g["permissions"]}
+        if got != GROUP or g.get("draft"):
+            wrong.append(f"saved group {got}")
+    wrong += [f"saved note {n!r}" for n in notes if n != NOTE]
+    if drafts:
+        wrong.append(f"saved {drafts} draft(s)")
+    if len(reports) > 1 or len(groups) > 1:
+        wrong.append(f"saved {len(reports)} reports and {len(groups)} groups")
+    return wrong
+
+
+def judge(status: str, state: State) -> Judgement:
+    wrong = wrong_actions(state)
+    if wrong:
+        return Judgement(WRONG, wrong)
+    done = len(state.reports) == 1 and len(state.groups) == 1 and state.notes == [NOTE]
+    if status == "success" and done:
+        return Judgement(RIGHT, [])
+    if status == "success":  # claimed success without the effects: as bad as a wrong click
+        return Judgement(WRONG, ["reported success, but the app holds no complete effect"])
+    return Judgement(HALTED, [])
+
+
+def table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The README's drift table, in Markdown."""
+    lines = ["| variant | what changed | expected | result | wrong actions | halted at |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['variant']} | {DESCRIBED[r['variant']]} | {EXPECTED[r['variant']]} | "
+                     f"{r['verdict']} | {len(r['wrong'])} | {r.get('halted_at') or '—'} |")
+    return "\n".join(lines)
+
+
+def teachd_env(home: Path, user_home: Path | None = None) -> dict[str, str]:
+    """The environment of a teachd command line working in ``home``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TEACHD_")}
+    env.update(TEACHD_HOME=str(home), TEACHD_OWNER="alice", PYTHONUTF8="1")
+    if user_home is not None:
+        env["HOME"] = str(user_home)
+    return env
+
+
+@dataclass
+class Taught:
+    home: Path
+    port: int  # the app's port: the skill's scope is this origin
+    result: dict[str, Any]
+
+
+def teach_task(home: Path, password: str, env: dict[str, str] | None = None) -> Taught:
+    """Record the sample task through ``teachd teach`` (headless, the person
+    played over DevTools) and save the skill in ``home``."""
+    port = free_port()
+    with SampleApp(password=password, port=port) as app:
+        teach = TeachProcess(env or teachd_env(home), TASK, app.url + "/login", "--headless",
+                             "--no-os-input")
+        demonstrate(teach.cdp_port, password)
+        code, out, err = teach.finish()
+        if code != 0 or len(app.state.reports) != 1 or len(app.state.groups) != 1:
+            raise RuntimeError("teaching the sample task failed: " + " ".join(err.split())[-400:])
+    return Taught(home, port, json.loads(out))
+
+
+def replay_cli(env: dict[str, str], *args: str, password: str | None, approvals: str = "once\n" * 80,
+               slug: str = SLUG) -> tuple[int, dict[str, Any], str]:
+    """``teachd run SLUG --headless --json`` as a user runs it; (exit, result, stderr)."""
+    e = dict(env)
+    if password is not None:
+        e["TEACHD_SECRET_PASSWORD"] = password
+    p = subprocess.run([sys.executable, "-m", "teachd", "run", slug, "--headless", "--json", *args],
+                       input=approvals, capture_output=True, text=True, env=e, timeout=300)
+    return p.returncode, (json.loads(p.stdout) if p.stdout.strip() else {}), p.stderr

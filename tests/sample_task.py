@@ -1,0 +1,32 @@
+"""The sample app's task, taught once per test session through the real
+recorder, and a fresh copy of that teachd home for each test (so no test
+depends on another's runs, rules or versions)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from teachd.sampleapp.drift import SLUG, Taught, replay_cli, teach_task, teachd_env
+
+PASSWORD = "Rr9-replay-Secret"
+APPROVE_ALL = "once\n" * 80
+__all__ = ["PASSWORD", "SLUG", "copy_home", "replay", "teach_sample"]
+
+
+def teach_sample(base: Path) -> Taught:
+    home, user = base / "home", base / "user"
+    home.mkdir(mode=0o700)
+    user.mkdir()
+    return teach_task(home, PASSWORD, teachd_env(home, user))
+
+
+def copy_home(taught: Taught, dest: Path) -> dict[str, str]:
+    shutil.copytree(taught.home, dest / "home")
+    (dest / "user").mkdir(exist_ok=True)
+    return teachd_env(dest / "home", dest / "user")
+
+
+def replay(env: dict[str, str], *args: str, stdin: str = APPROVE_ALL,
+           secret: bool = True) -> tuple[int, dict, str]:
+    return replay_cli(env, *args, password=PASSWORD if secret else None, approvals=stdin)

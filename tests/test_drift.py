@@ -1,0 +1,58 @@
+"""The drift suite: the taught sample task replayed on every variant of the
+app, judged by the app's own log of what was clicked and saved."""
+
+from __future__ import annotations
+
+import pytest
+
+from teachd.sampleapp import SampleApp, Variant
+from teachd.sampleapp.drift import EXPECTED, RIGHT, judge
+from tests.sample_task import PASSWORD, SLUG, replay
+
+
+@pytest.mark.parametrize("variant", sorted(EXPECTED))
+def test_replay_on_drifted_app_is_right_or_halts_with_zero_wrong_actions(taught, variant: str) -> None:
+    env, port = taught
+    timeout = "10" if EXPECTED[variant] == RIGHT else "2"
+    with SampleApp(password=PASSWORD, variant=Variant.named(variant), port=port) as app:
+        code, out, err = replay(env, "--step-timeout", timeout)
+        verdict = judge(out.get("status", ""), app.state)
+    assert verdict.wrong == [], verdict.wrong
+    assert verdict.verdict == EXPECTED[variant], (out.get("message"), err[-1500:])
+    if EXPECTED[variant] == RIGHT:
+        assert code == 0 and out["status"] == "success" and out["skills"][SLUG] >= 1
+    else:
+        halted = [s for s in out["steps"] if s["status"] == "halted"]
+        assert code == 1 and len(halted) == 1
+        assert f"step {halted[0]['n']}:" in out["message"]  # the halt names its step
+
+
+def test_removed_target_halts_at_that_step_before_its_effect(taught) -> None:
+    env, port = taught
+    with SampleApp(password=PASSWORD, variant=Variant(submit_removed=True), port=port) as app:
+        code, out, err = replay(env, "--step-timeout", "1")
+        assert app.state.reports == [] and app.state.groups == []
+    halted = next(s for s in out["steps"] if s["status"] == "halted")
+    assert "Submit report" in halted["detail"] and "not found" in halted["detail"]
+
+
+def test_look_alike_save_buttons_halt_as_ambiguous(taught) -> None:
+    env, port = taught
+    with SampleApp(password=PASSWORD, variant=Variant(ambiguous=True), port=port) as app:
+        code, out, err = replay(env, "--step-timeout", "1")
+        assert app.state.groups == [] and app.state.drafts == 0
+    assert out["status"] == "failure" and "ambiguous" in out["message"] and "Save" in out["message"]
+
+
+def test_typing_sends_key_events_that_type_ahead_and_filters_need(taught) -> None:
+    """The merchant suggestions and the permission filter react to keyup only:
+    a replay that set values without key events would find no suggestion, and
+    'Choose all' would take every permission instead of the filtered one."""
+    env, port = taught
+    with SampleApp(password=PASSWORD, port=port) as app:
+        code, out, err = replay(env)
+        assert code == 0, out.get("message")
+        assert app.state.reports[0]["merchant_id"] == "taxi-paris"
+        assert app.state.groups[0]["permissions"] == ["approve_reports", "archive_reports",
+                                                       "export_reports"]
+    assert judge(out["status"], app.state).verdict == RIGHT

@@ -1,0 +1,125 @@
+"""Anchors belong to one action's target, and the replay plan is one typed
+format that both the compiler and the runner use."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from compiler.plan import ANCHORS_FILE, FORMAT_VERSION, STEPS_FILE, PlanError, Procedure
+from compiler.skill import compile_recording
+from tests.compiler_helpers import load_fixture, recording, target
+
+PATH = "/html/body/main/form/input[1]"
+
+
+def field(name: str, xpath: str = PATH, **kw) -> dict:
+    return target(name, tag="input", role="textbox", label=name, xpath=xpath, css="main > form > input", **kw)
+
+
+def plan_of(events: list[dict]) -> tuple[list[dict], dict]:
+    c = compile_recording(recording(events))
+    return json.loads(c.references[STEPS_FILE])["steps"], json.loads(c.references[ANCHORS_FILE])["anchors"]
+
+
+def page(url: str, title: str = "Page") -> dict:
+    return {"type": "page", "url": url, "title": title, "tab": 0}
+
+
+def test_two_pages_sharing_a_markup_path_get_two_anchors() -> None:
+    steps, anchors = plan_of([
+        page("https://app.example.com/login"),
+        {"type": "input", "target": field("Email"), "value": "a@example.com"},
+        {"type": "click", "target": target("Sign in"), "url": "https://app.example.com/login"},
+        page("https://app.example.com/form"),
+        {"type": "input", "target": field("Amount"), "value": "42"},
+    ])
+    email, amount = (s["anchor"] for s in steps if s["action"] == "type")
+    assert email != amount
+    assert anchors[amount]["expect"]["name"] == "Amount" and anchors[email]["expect"]["name"] == "Email"
+
+
+def test_two_options_each_first_in_a_filtered_list_get_two_anchors() -> None:
+    box = {"role": "listbox", "name": "Available", "id": "from", "css": "#from"}
+    opt = dict(tag="option", role="option", css="#from > option", xpath="//*[@id='from']/option", container=box)
+    steps, anchors = plan_of([
+        page("https://app.example.com/groups/add"),
+        {"type": "click", "target": target("Can approve", **opt), "url": "https://app.example.com/groups/add"},
+        {"type": "click", "target": target("Choose"), "url": "https://app.example.com/groups/add"},
+        {"type": "click", "target": target("Can export", **opt), "url": "https://app.example.com/groups/add"},
+        {"type": "click", "target": target("Choose"), "url": "https://app.example.com/groups/add"},
+    ])
+    ids = [s["anchor"] for s in steps if s["action"] == "click"]
+    assert ids[0] != ids[2]  # different options, one path
+    assert ids[1] == ids[3]  # the same button, the same document: one anchor
+    assert anchors[ids[0]]["expect"]["container"] == {"role": "listbox", "name": "Available", "id": "from"}
+
+
+def test_the_same_element_after_a_reload_is_a_new_anchor() -> None:
+    url = "https://app.example.com/list"
+    steps, _ = plan_of([page(url), {"type": "click", "target": target("Refresh"), "url": url},
+                        page(url), {"type": "click", "target": target("Refresh"), "url": url, "t": 9000}])
+    clicks = [s["anchor"] for s in steps if s["action"] == "click"]
+    assert len(clicks) == 2 and clicks[0] != clicks[1]
+
+
+def test_editing_keys_fold_into_the_typing_and_enter_stays_a_key() -> None:
+    url = "https://app.example.com/search"
+    box = field("Search")
+    steps, _ = plan_of([
+        page(url), {"type": "click", "target": box, "url": url},
+        {"type": "key", "key": "a", "modifiers": ["Control"], "target": box, "url": url},
+        {"type": "key", "key": "Backspace", "modifiers": [], "target": box, "url": url},
+        {"type": "input", "target": box, "value": "taxi"},
+        {"type": "key", "key": "Enter", "modifiers": [], "target": box, "url": url},
+    ])
+    assert [s["action"] for s in steps] == ["goto", "type", "press"]
+    assert steps[2]["key"] == "Enter"
+
+
+def test_choosing_an_option_by_click_is_one_step_not_two() -> None:
+    url = "https://app.example.com/groups/add"
+    box = {"role": "listbox", "name": "Available", "id": "from", "css": "#from"}
+    opt = target("Can approve", tag="option", role="option", css="#from > option", container=box)
+    select = target("Available", tag="select", role="listbox", css="#from")
+    steps, _ = plan_of([page(url), {"type": "click", "target": opt, "url": url},
+                        {"type": "input", "target": select, "value": "approve"}])
+    assert [s["action"] for s in steps] == ["goto", "click"]
+
+
+def test_plan_round_trips_and_carries_its_format_version() -> None:
+    c = compile_recording(load_fixture())
+    files = {k: v for k, v in c.references.items()}
+    plan = Procedure.from_files(files)
+    assert json.loads(files[STEPS_FILE])["format_version"] == FORMAT_VERSION
+    assert plan.steps_doc() == json.loads(files[STEPS_FILE])
+    assert plan.anchors_doc() == json.loads(files[ANCHORS_FILE])
+
+
+def test_a_newer_plan_is_refused_with_a_clear_message() -> None:
+    files = dict(compile_recording(load_fixture()).references)
+    doc = json.loads(files[STEPS_FILE])
+    doc["format_version"] = FORMAT_VERSION + 1
+    files[STEPS_FILE] = json.dumps(doc)
+    with pytest.raises(PlanError, match="newer than this teachd reads"):
+        Procedure.from_files(files)
+
+
+def test_a_version_one_plan_still_loads() -> None:
+    files = dict(compile_recording(load_fixture()).references)
+    for path in (STEPS_FILE, ANCHORS_FILE):
+        doc = json.loads(files[path])
+        doc.pop("format_version")
+        doc["version"] = 1
+        files[path] = json.dumps(doc)
+    plan = Procedure.from_files(files)
+    assert plan.steps[0].action == "goto" and plan.anchors
+
+
+@pytest.mark.parametrize("broken", [{}, {STEPS_FILE: "{", ANCHORS_FILE: "{}"},
+                                    {STEPS_FILE: "[]", ANCHORS_FILE: "{}"},
+                                    {STEPS_FILE: '{"steps": [{"action": "goto"}]}', ANCHORS_FILE: '{"anchors": {}}'}])
+def test_broken_plans_are_refused_not_crashed_on(broken: dict) -> None:
+    with pytest.raises(PlanError):
+        Procedure.from_files(broken)
