@@ -41,7 +41,8 @@ def main() -> int:
         halted = next((s for s in out.get("steps", []) if s["status"] == "halted"), None)
         rows.append({"variant": name, **verdict.as_row(),
                      "halted_at": f"step {halted['n']}" if halted else None})
-        print(f"{name:<18} {verdict.verdict:<7} {seconds:5.1f} s  {'; '.join(verdict.wrong)}", file=sys.stderr)
+        wrong = "; ".join(verdict.wrong)
+        print(f"{name:<18} {verdict.verdict:<7} {seconds:5.1f} s  {wrong}", file=sys.stderr)
     print(table(rows))
     bad = [r for r in rows if r["verdict"] != EXPECTED[r["variant"]] or r["wrong"]]
     return 1 if bad else 0

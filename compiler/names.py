@@ -61,9 +61,11 @@ def target_noun(target: dict[str, Any] | None) -> str:
     if not target:
         return "element"
     role = str(target.get("role") or "").lower()
+    tag = str(target.get("tag") or "").lower()
+    if role == "combobox" and tag in ("input", "textarea"):
+        return "field"  # a type-ahead: typed into, not opened
     if role in _ROLE_NOUN:
         return _ROLE_NOUN[role]
-    tag = str(target.get("tag") or "").lower()
     itype = str((target.get("attrs") or {}).get("type") or "").lower()
     if tag == "input" and itype in ("submit", "button", "reset"):
         return "button"

@@ -121,3 +121,19 @@ def test_bad_run_input_is_one_line(taught, cli_env_runner) -> None:
         lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
         assert p.returncode != 0 and len(lines) == 1 and message in lines[0], p.stderr
     assert cli_env_runner(env, "run", "taught-missing", "--headless").returncode == 3
+
+
+def test_a_plan_from_a_newer_teachd_is_refused_in_one_line(taught, cli_env_runner, tmp_path) -> None:
+    env, _port = taught
+    envelope = json.loads(cli_env_runner(env, "skills", "export", SLUG, "--format", "json").stdout)
+    steps = json.loads(envelope["files"]["references/steps.json"])
+    steps["format_version"] = 99
+    envelope["files"]["references/steps.json"] = json.dumps(steps)
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps(envelope))
+    put = cli_env_runner(env, "skills", "update", SLUG, "--from", str(newer))
+    assert put.returncode == 0, put.stderr
+    p = cli_env_runner(env, "run", SLUG, "--headless")
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    assert p.returncode == 4 and len(lines) == 1, p.stderr
+    assert "newer than this teachd reads" in lines[0] and "Traceback" not in p.stderr

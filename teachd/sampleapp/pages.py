@@ -111,6 +111,11 @@ class Html:
         return f"<a class='action'{id_attr} href='{href}' data-k='{k}'>{self.e(text)}</a>"
 
 
+def _entries(items: list[tuple[str, str]], prefix: str, kind: str) -> list[tuple[str, str, str]]:
+    """(value, label as shown, data-k) for a list the page's script draws."""
+    return [(value, prefix + label, f"{kind}.{value}") for value, label in items]
+
+
 BEACON = """<script>
 document.addEventListener('click', (e) => {
   const el = e.target.closest && e.target.closest('[data-k]');
@@ -233,8 +238,7 @@ box.addEventListener('keyup', () => {
 
 def form_page(v: Variant) -> bytes:
     h = Html(v)
-    merchants = [(key, ("🚕 " if v.option_prefix else "") + label, f"merchant.{key}")
-                 for key, label in MERCHANTS]
+    merchants = _entries(MERCHANTS, "🚕 " if v.option_prefix else "", "merchant")
     if v.decoys:
         merchants += [("taxi", "Taxi", "decoy.merchant-taxi"),
                       ("taxi-paris-cdg", "Taxi Paris Airport", "decoy.merchant-cdg")]
@@ -357,8 +361,7 @@ fill();
 
 def group_form_page(v: Variant) -> bytes:
     h = Html(v)
-    perms = [(val, ("Reports | " if v.option_prefix else "") + label, f"perm.{val}")
-             for val, label in PERMISSIONS]
+    perms = _entries(PERMISSIONS, "Reports | " if v.option_prefix else "", "perm")
     if v.decoys:
         perms.insert(2, ("approve_reports_legacy", "Can approve reports (legacy)", "decoy.perm-legacy"))
     if v.moved_layout:
