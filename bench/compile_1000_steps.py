@@ -19,7 +19,7 @@ from PIL import Image
 from compiler.fingerprint import fingerprint
 from compiler.recording import parse_recording
 from compiler.skill import compile_recording
-from teachd.skillmd import render_skill_md
+from teachd.skills.skillmd import render_skill_md
 
 
 def synthetic(steps: int, recorder_fp: bool = True) -> tuple[str, dict[str, bytes]]:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from teachd.sampleapp import SampleApp, Variant  # noqa: E402
-from teachd.sampleapp.drift import EXPECTED, judge, replay_cli, table, teach_task, teachd_env  # noqa: E402
+from teachd.demo.sampleapp import SampleApp, Variant  # noqa: E402
+from teachd.demo.sampleapp.drift import EXPECTED, judge, replay_cli, table, teach_task, teachd_env  # noqa: E402
 
 PASSWORD = "bench-drift-Pw-1"
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from teachd.sampleapp import SampleApp  # noqa: E402
+from teachd.demo.sampleapp import SampleApp  # noqa: E402
 from tests.desktop import Teach  # noqa: E402
 
 GENERATOR = """([rate, seconds, clickEvery]) => new Promise((done) => {

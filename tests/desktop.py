@@ -7,8 +7,8 @@ import os
 import subprocess
 from typing import Any
 
-from teachd.teachproc import TeachProcess, free_port
-from teachd.xvfb import xvfb
+from teachd.demo.xvfb import xvfb
+from teachd.teach.process import TeachProcess, free_port
 
 __all__ = ["Teach", "free_port", "screen_point", "xdo", "xvfb_display"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from teachd.sampleapp.drift import SLUG, Taught, replay_cli, teach_task, teachd_env
+from teachd.demo.sampleapp.drift import SLUG, Taught, replay_cli, teach_task, teachd_env
 
 PASSWORD = "Rr9-replay-Secret"
 APPROVE_ALL = "once\n" * 80

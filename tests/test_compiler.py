@@ -14,7 +14,7 @@ from compiler.recording import RecordingError, parse_recording
 from compiler.scope import in_scope, scope_of
 from compiler.skill import compile_recording
 from compiler.steps import to_steps
-from teachd.skillmd import render_skill_md
+from teachd.skills.skillmd import render_skill_md
 from tests.compiler_helpers import EXPENSE, FIXTURES, load_fixture, recording, target
 from tests.conftest import ROOT
 
@@ -42,7 +42,7 @@ import hashlib, sys
 sys.path.insert(0, {root!r})
 from tests.compiler_helpers import load_fixture
 from compiler.skill import compile_recording
-from teachd.skillmd import render_skill_md
+from teachd.skills.skillmd import render_skill_md
 files = compile_recording(load_fixture()).files(render_skill_md)
 h = hashlib.sha256()
 for k, v in sorted(files.items()):

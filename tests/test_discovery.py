@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from teachd.discovery import default_roots, discover
 from teachd.errors import NotFound, UnsafePath
-from teachd.skillurl import parse_skill_url, read_skill_url
+from teachd.skills.discovery import default_roots, discover
+from teachd.skills.urls import parse_skill_url, read_skill_url
 from tests.conftest import write_skill
 
 
@@ -26,7 +26,7 @@ def layout(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_precedence_teachd_first_project_before_user(layout, caplog) -> None:
     project, user = layout
-    with caplog.at_level(logging.INFO, logger="teachd.discovery"):
+    with caplog.at_level(logging.INFO, logger="teachd.skills.discovery"):
         found = discover(default_roots(project, user))
     by = found.by_name()
     assert sorted(by) == ["agents-only", "claude-only", "codex-only", "shared"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from teachd.sampleapp import SampleApp, Variant
-from teachd.sampleapp.drift import EXPECTED, RIGHT, judge
+from teachd.demo.sampleapp import SampleApp, Variant
+from teachd.demo.sampleapp.drift import EXPECTED, RIGHT, judge
 from tests.sample_task import PASSWORD, SLUG, replay
 
 

@@ -4,9 +4,9 @@ import io
 
 import pytest
 
-from teachd.approval import Approval
 from teachd.errors import PolicyStop
 from teachd.runner.gate import Action, Answer, Gate, Request, TerminalApprover
+from teachd.skills.approval import Approval
 
 
 class Scripted:

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from teachd.sampleapp.drift import replay_cli, teachd_env
+from teachd.demo.sampleapp.drift import replay_cli, teachd_env
 from tests.conftest import all_bytes_under
 from tests.desktop import Teach, free_port
 

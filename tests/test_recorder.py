@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from teachd.sampleapp import SampleApp
+from teachd.demo.sampleapp import SampleApp
 from tests.conftest import all_bytes_under
 from tests.desktop import Teach, screen_point, xdo, xvfb_display
 

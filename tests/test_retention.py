@@ -1,7 +1,7 @@
 import os
 import time
 
-from teachd.retention import purge_recordings
+from teachd.teach.retention import purge_recordings
 
 
 def test_old_recordings_are_purged_recent_ones_kept(tmp_path) -> None:

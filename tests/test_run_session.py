@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from teachd.approval import Approval
 from teachd.errors import Conflict, NotFound, PolicyStop, UnsafePath
 from teachd.runner.gate import Action, DenyAll, Gate
 from teachd.runner.session import RunSession, mentions
+from teachd.skills.approval import Approval
 from teachd.store import SkillContent, SkillStore
 
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from teachd.sampleapp import SampleApp
+from teachd.demo.sampleapp import SampleApp
 from tests.conftest import all_bytes_under
 from tests.sample_task import PASSWORD, SLUG, replay
 

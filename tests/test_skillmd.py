@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from teachd.errors import InvalidSkill
-from teachd.skillmd import parse_skill_md, render_skill_md, validate_skill_dir
-from teachd.skillmd.validate import find_skill_dirs
+from teachd.skills.skillmd import parse_skill_md, render_skill_md, validate_skill_dir
+from teachd.skills.skillmd.validate import find_skill_dirs
 from tests.conftest import write_skill
 
 FINANCE = {

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from teachd.approval import Approval
 from teachd.config import Settings
 from teachd.errors import Conflict, InvalidSkill, KeyProblem, LimitExceeded, NotFound, UnsafePath
+from teachd.skills.approval import Approval
 from teachd.store import SkillContent, SkillStore, open_store
 from tests.conftest import all_bytes_under
 

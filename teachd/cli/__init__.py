@@ -32,15 +32,15 @@ def cli(ctx: click.Context, verbose: bool) -> None:
 
 
 def _register() -> None:
-    from teachd.cli import compiling, running, skills, teach
+    from teachd.cli import approvals, compile, demo, run, skills, teach
 
     cli.add_command(teach.teach)
-    cli.add_command(compiling.compile_)
+    cli.add_command(compile.compile_)
     cli.add_command(skills.skills)
-    cli.add_command(running.run)
-    cli.add_command(running.feedback)
-    cli.add_command(running.approvals)
-    cli.add_command(running.demo)
+    cli.add_command(run.run)
+    cli.add_command(run.feedback)
+    cli.add_command(approvals.approvals)
+    cli.add_command(demo.demo)
 
 
 _register()

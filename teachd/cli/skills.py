@@ -9,11 +9,11 @@ from pathlib import Path
 import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
-from teachd.discovery import default_roots, discover
 from teachd.errors import Conflict
-from teachd.exchange import Imported, export_envelope, export_md, read_import_source
-from teachd.skillmd import find_skill_dirs, validate_skill_dir
-from teachd.skillurl import read_skill_url
+from teachd.skills.discovery import default_roots, discover
+from teachd.skills.exchange import Imported, export_envelope, export_md, read_import_source
+from teachd.skills.skillmd import find_skill_dirs, validate_skill_dir
+from teachd.skills.urls import read_skill_url
 from teachd.store.models import Skill, SkillContent
 
 slug_arg = click.argument("slug")

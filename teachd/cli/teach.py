@@ -15,8 +15,8 @@ import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
 from teachd.errors import Conflict, NotFound, TeachdError
-from teachd.retention import purge_recordings
-from teachd.taught import compile_dir, save_compiled
+from teachd.teach.compile import compile_dir, save_compiled
+from teachd.teach.retention import purge_recordings
 
 
 def _pid_file(app: App) -> Path:
@@ -66,7 +66,7 @@ def teach(app: App, name: str, url: str | None, cdp_port: int | None, headless: 
     if not url.startswith(("http://", "https://")):
         raise TeachdError(f"--url must be an http(s) URL, not {url!r}")
     from recorder.browser import BrowserMissing
-    from recorder.session import RecorderError, TeachOptions, new_recording_id, record
+    from recorder.record import RecorderError, TeachOptions, new_recording_id, record
 
     settings = app.settings
     pid_file = _pid_file(app)

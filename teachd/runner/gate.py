@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO, Protocol
 
-from teachd.approval import Approval
 from teachd.errors import PolicyStop
+from teachd.skills.approval import Approval
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from teachd.errors import NotFound
-from teachd.paths import check_relpath
 from teachd.runner.gate import Gate
+from teachd.skills.paths import check_relpath
 from teachd.store import SkillStore
 from teachd.store.models import Skill
 

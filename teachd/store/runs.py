@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from teachd.approval import GATED_TOOLS
 from teachd.errors import InvalidSkill, NotFound, TeachdError
-from teachd.history import RUN_REF, append_history, history_line, mark_validated
+from teachd.skills.approval import GATED_TOOLS
+from teachd.skills.history import RUN_REF, append_history, history_line, mark_validated
 from teachd.store.crypto import Cipher
 from teachd.store.db import Database
 from teachd.store.models import Skill, SkillContent

@@ -10,9 +10,9 @@ import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from teachd.approval import Approval
 from teachd.errors import Conflict, InvalidSkill, KeyProblem, NotFound
-from teachd.skillmd.fields import name_problems
+from teachd.skills.approval import Approval
+from teachd.skills.skillmd.fields import name_problems
 from teachd.store.crypto import Cipher
 from teachd.store.db import Database, Row, Transaction
 from teachd.store.limits import check_files

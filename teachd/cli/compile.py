@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
-from teachd.skillfiles import write_skill_folder
-from teachd.taught import compile_dir, save_compiled, skill_files
+from teachd.skills.folder import write_skill_folder
+from teachd.teach.compile import compile_dir, save_compiled, skill_files
 
 
 @click.command("compile")

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from compiler.skill import CompiledSkill, compile_recording
-from teachd.approval import Approval
-from teachd.recordings import read_recording
-from teachd.skillmd import render_skill_md
+from teachd.skills.approval import Approval
+from teachd.skills.skillmd import render_skill_md
 from teachd.store import SkillContent, SkillStore
 from teachd.store.models import Skill
+from teachd.teach.recordings import read_recording
 
 
 def compile_dir(folder: Path) -> CompiledSkill:

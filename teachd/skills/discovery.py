@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from teachd.errors import InvalidSkill
-from teachd.skillmd import SkillDoc, parse_skill_md
+from teachd.skills.skillmd import SkillDoc, parse_skill_md
 
-log = logging.getLogger("teachd.discovery")
+log = logging.getLogger("teachd.skills.discovery")
 
 PROVIDERS: tuple[tuple[str, str], ...] = (
     ("teachd", ".teachd/skills"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from teachd.sampleapp.server import USER
+from teachd.demo.sampleapp.server import USER
 
 TASK = "File a report and add approvers"
 FORM = {"amount": "42.50", "description": "Taxi from the airport", "merchant_id": "taxi-paris",

@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-from teachd.discovery import Found
 from teachd.errors import Conflict, NotFound, TeachdError, UnsafePath
-from teachd.exchange import export_md
-from teachd.paths import check_relpath, resolve_inside
+from teachd.skills.discovery import Found
+from teachd.skills.exchange import export_md
+from teachd.skills.paths import check_relpath, resolve_inside
 from teachd.store import SkillStore
 
 

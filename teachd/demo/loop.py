@@ -18,16 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from teachd.config import Settings
+from teachd.demo.sampleapp import SampleApp, Variant
+from teachd.demo.sampleapp.drift import RIGHT, judge
+from teachd.demo.sampleapp.script import TASK, demonstrate
+from teachd.demo.xvfb import xvfb
 from teachd.errors import TeachdError
-from teachd.exchange import export_md
 from teachd.runner.gate import Answer, Request
-from teachd.sampleapp import SampleApp, Variant
-from teachd.sampleapp.drift import RIGHT, judge
-from teachd.sampleapp.script import TASK, demonstrate
+from teachd.skills.exchange import export_md
 from teachd.store import open_store
 from teachd.store.runs import RunStore
-from teachd.teachproc import TeachProcess, free_port
-from teachd.xvfb import xvfb
+from teachd.teach.process import TeachProcess, free_port
 
 DRIFT = Variant.named("combination")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 
 from teachd.errors import InvalidSkill
-from teachd.skillmd.fields import (
+from teachd.skills.skillmd.fields import (
     BODY_LINES_WARN,
     BODY_TOKENS_WARN,
     COMPATIBILITY_MAX,
@@ -23,7 +23,7 @@ from teachd.skillmd.fields import (
     estimate_tokens,
     name_problems,
 )
-from teachd.skillmd.parse import split_frontmatter
+from teachd.skills.skillmd.parse import split_frontmatter
 
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__"})
 MAX_DEPTH = 6

@@ -1,4 +1,4 @@
-"""``teachd run``, ``teachd feedback`` and ``teachd approvals``."""
+"""``teachd run`` (replay a taught skill) and ``teachd feedback`` (one click after a run)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,11 @@ import getpass
 import os
 import re
 import sys
-from pathlib import Path
 
 import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
-from teachd.errors import NotFound, PolicyStop, TeachdError
+from teachd.errors import NotFound, PolicyStop
 from teachd.store.runs import RunStore
 
 
@@ -93,53 +92,3 @@ def feedback(app: App, run_id: str, slug: str, outcome: str, note: str | None, a
     """
     skill = _runs(app).feedback(run_id, slug, outcome, note)
     emit(as_json, skill.summary(), f"{slug} v{skill.current_version}: recorded {outcome} for run {run_id}")
-
-
-@click.group()
-def approvals() -> None:
-    """Saved "always allow" rules (they never satisfy a skill that requires approval)."""
-
-
-@approvals.command("list")
-@json_option
-@pass_app
-def approvals_list(app: App, as_json: bool) -> None:
-    """List the saved rules."""
-    rules = _runs(app).rules()
-    emit(as_json, rules, lambda: "\n".join(f"{r['id']}  {r['tool']}  since {r['created_at']}"
-                                            for r in rules) or "no saved rules")
-
-
-@approvals.command("allow")
-@click.argument("tool")
-@click.option("--always", is_flag=True, help="Save it as a standing rule (required).")
-@json_option
-@pass_app
-def approvals_allow(app: App, tool: str, always: bool, as_json: bool) -> None:
-    """Always allow TOOL in runs that ask — except where a loaded skill requires approval."""
-    if not always:
-        raise TeachdError("say --always to save a standing rule")
-    rule_id = _runs(app).allow_always(tool)
-    emit(as_json, {"id": rule_id, "tool": tool}, f"rule {rule_id}: always allow {tool}")
-
-
-@approvals.command("revoke")
-@click.argument("rule_id", type=int)
-@json_option
-@pass_app
-def approvals_revoke(app: App, rule_id: int, as_json: bool) -> None:
-    """Remove a saved rule."""
-    _runs(app).revoke(rule_id)
-    emit(as_json, {"id": rule_id, "revoked": True}, f"revoked rule {rule_id}")
-
-
-@click.command()
-@click.option("--home", type=click.Path(path_type=Path),
-              help="Keep the demo's state here (default: a new temporary folder).")
-@json_option
-def demo(home: Path | None, as_json: bool) -> None:
-    """The whole loop on the bundled sample app: teach, compile, store, replay on a changed app, feedback."""
-    from teachd.demo import run_demo
-
-    summary = run_demo((lambda _m: None) if as_json else click.echo, home)
-    emit(as_json, summary, f"demo complete: state kept in {summary['home']}")

@@ -17,8 +17,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from teachd.sampleapp import pages
-from teachd.sampleapp.pages import Variant
+from teachd.demo.sampleapp import pages
+from teachd.demo.sampleapp.pages import Variant
 
 USER = "alice@example.com"
 

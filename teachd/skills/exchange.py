@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from teachd.approval import Approval
 from teachd.errors import InvalidSkill, LimitExceeded, NotFound
-from teachd.paths import resolve_inside
-from teachd.skillmd import parse_skill_md, render_skill_md
-from teachd.skillmd.fields import name_problems
-from teachd.skillmd.validate import SKIP_DIRS
+from teachd.skills.approval import Approval
+from teachd.skills.paths import resolve_inside
+from teachd.skills.skillmd import parse_skill_md, render_skill_md
+from teachd.skills.skillmd.fields import name_problems
+from teachd.skills.skillmd.validate import SKIP_DIRS
 from teachd.store.limits import MAX_FILE_BYTES, MAX_FILES, as_text
 from teachd.store.models import Skill, SkillContent
 

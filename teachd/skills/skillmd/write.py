@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 
 from teachd.errors import InvalidSkill
-from teachd.skillmd.fields import SPEC_FIELDS
+from teachd.skills.skillmd.fields import SPEC_FIELDS
 
 
 class _BlockDumper(yaml.SafeDumper):

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from teachd.sampleapp.script import FIELDS, FORM, GROUP, NOTE, TASK, TASK_CLICKS, demonstrate
-from teachd.sampleapp.server import SampleApp, State
-from teachd.teachproc import TeachProcess, free_port
+from teachd.demo.sampleapp.script import FIELDS, FORM, GROUP, NOTE, TASK, TASK_CLICKS, demonstrate
+from teachd.demo.sampleapp.server import SampleApp, State
+from teachd.teach.process import TeachProcess, free_port
 
 SLUG = "taught-file-a-report-and-add-approvers"
 

@@ -9,7 +9,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from teachd.paths import check_relpath
+from teachd.skills.paths import check_relpath
 
 
 def _fsync_dir(path: Path) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from teachd.errors import InvalidSkill
-from teachd.skillmd.fields import (
+from teachd.skills.skillmd.fields import (
     COMPATIBILITY_MAX,
     DESCRIPTION_MAX,
     SPEC_FIELDS,
