@@ -36,7 +36,7 @@ WHEEL_VENV := build/wheel-venv
 
 wheel-demo: venv
 	./scripts/ensure-debs $(DEMO_DEBS)
-	rm -rf dist $(WHEEL_VENV)
+	rm -rf dist build/lib build/bdist* $(WHEEL_VENV)  # a stale build/lib would ship removed modules
 	$(BIN)/pip wheel -q --no-deps -w dist .
 	$(PYTHON) -m venv $(WHEEL_VENV)
 	$(WHEEL_VENV)/bin/pip install -q dist/teachd-*.whl

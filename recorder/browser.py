@@ -14,6 +14,7 @@ from typing import Any
 from compiler.fingerprint import fingerprint_image
 from compiler.secrets import field_hint, looks_secret, mask_text, mask_url
 from recorder.crops import black_out, crop_box, grab_screen, to_png
+from recorder.errors import BrowserMissing
 from recorder.writer import EventWriter, Slot
 
 CAPTURE_JS = Path(__file__).with_name("capture.js")
@@ -29,10 +30,6 @@ QUIET_FLAGS = [
     "--disable-features=Translate,MediaRouter,OptimizationHints",
     "--password-store=basic",
 ]
-
-
-class BrowserMissing(RuntimeError):
-    pass
 
 
 def chromium_path(override: str | None) -> str:
@@ -84,6 +81,7 @@ class BrowserCapture:
     headless: bool
     pages: list[Any]
     on_secret_mark: Callable[[], None] | None = None
+    display: str | None = None
     frames_written: int = 0
     pending: list[tuple[Slot, Any, dict[str, Any]]] = field(default_factory=list)
 
@@ -145,7 +143,7 @@ class BrowserCapture:
         self.writer.put("input", **fields)
 
     def _screen_crops(self) -> bool:
-        return not self.headless and bool(os.environ.get("DISPLAY"))
+        return not self.headless and bool(self.display)
 
     @staticmethod
     def _box(data: dict[str, Any]) -> dict[str, int]:

@@ -16,13 +16,10 @@ from typing import Any
 from compiler.secrets import mask_url
 from recorder import __version__
 from recorder.browser import BINDING, CAPTURE_JS, BrowserCapture, chromium_path, launch_args
+from recorder.errors import NoDisplay, RecorderError
 from recorder.writer import EventWriter
 
 POLL_MS = 50
-
-
-class RecorderError(RuntimeError):
-    """Recording could not start; the message is one line for the person."""
 
 
 @dataclass
@@ -31,6 +28,7 @@ class TeachOptions:
     url: str
     folder: Path
     chromium: str | None = None
+    display: str | None = None  # the X display (None: none); Chromium, mss and pynput use it
     cdp_port: int | None = None
     headless: bool = False
     os_input: bool = True
@@ -54,8 +52,8 @@ def new_recording_id(now: datetime | None = None) -> str:
 def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Outcome:
     """Record until a stop condition; the Recording is complete when this returns."""
     exe = chromium_path(opts.chromium)
-    if not opts.headless and not os.environ.get("DISPLAY"):
-        raise RecorderError("no display to show the browser on: run on a desktop, or pass --headless")
+    if not opts.headless and not opts.display:
+        raise NoDisplay("no display to show the browser on: run on a desktop, or pass --headless")
     stop = stop_event or threading.Event()
     reason = {"value": "stopped"}
 
@@ -93,7 +91,8 @@ def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Out
                 raise RecorderError(f"Chromium did not start: {str(exc).splitlines()[0]}") from None
             writer = EventWriter(opts.folder)  # t = 0 once the browser is up
             pages: list[Any] = []
-            capture = BrowserCapture(writer=writer, headless=opts.headless, pages=pages)
+            capture = BrowserCapture(writer=writer, headless=opts.headless, pages=pages,
+                                     display=opts.display)
             def on_close(*_: Any) -> None:
                 if not stop.is_set():
                     reason["value"] = "browser closed"
@@ -113,7 +112,7 @@ def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Out
                 page.goto(opts.url, wait_until="domcontentloaded", timeout=20_000)
             except PlaywrightError as exc:
                 raise RecorderError(f"cannot open {opts.url}: {str(exc).splitlines()[0]}") from None
-            if opts.os_input and os.environ.get("DISPLAY"):
+            if opts.os_input and opts.display:
                 desktop = _start_desktop(writer)
             if opts.on_ready:
                 opts.on_ready({"recording_dir": str(opts.folder), "cdp_port": opts.cdp_port})

@@ -1,6 +1,14 @@
 """Where teachd keeps its state, and the user's settings.
 
-Read once at the CLI edge and passed down; nothing below reads the environment.
+The one reader of the environment: ``settings_from_env`` runs once at the CLI
+edge and everything below gets what it needs from ``Settings``.
+
+    TEACHD_HOME      state folder (key, database, recordings, config.yaml)
+    TEACHD_OWNER     whose skills (default: the login name)
+    TEACHD_DB_URL    another database (PostgreSQL: not in this build yet)
+    TEACHD_CHROMIUM  the Chromium to drive (default /usr/bin/chromium)
+    DISPLAY          the X display a visible browser shows on
+    TEACHD_SECRET_*  secrets for a replay (read when a step needs one)
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ from typing import Any
 import platformdirs
 import yaml
 
-from teachd.errors import TeachdError
+from teachd.errors import BadInput
 
 
 @dataclass(frozen=True)
@@ -28,6 +36,14 @@ class Settings:
     include: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     profiles: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    chromium: str | None = None
+    display: str | None = None
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False)  # for child processes
+
+    def secret_from_env(self, name: str) -> tuple[str, str | None]:
+        """(variable name, value) of ``TEACHD_SECRET_<NAME>``."""
+        var = "TEACHD_SECRET_" + "".join(c if c.isalnum() else "_" for c in name).upper()
+        return var, self.environ.get(var) or None
 
     @property
     def key_path(self) -> Path:
@@ -57,6 +73,9 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
         include=tuple(str(g) for g in conf.get("include", []) or []),
         ignore=tuple(str(g) for g in conf.get("ignore", []) or []),
         profiles={str(k): tuple(str(s) for s in (v or [])) for k, v in (conf.get("profiles") or {}).items()},
+        chromium=env.get("TEACHD_CHROMIUM") or None,
+        display=env.get("DISPLAY") or None,
+        environ=dict(env),
     )
 
 
@@ -73,9 +92,9 @@ def _load_config(path: Path) -> dict[str, Any]:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
-        raise TeachdError(f"{path} is not valid YAML: {' '.join(str(exc).split())}") from None
+        raise BadInput(f"{path} is not valid YAML: {' '.join(str(exc).split())}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise TeachdError(f"{path} must be a YAML mapping")
+        raise BadInput(f"{path} must be a YAML mapping")
     return data

@@ -10,7 +10,7 @@ import click
 
 from teachd import __version__
 from teachd.cli.app import App
-from teachd.errors import TeachdError
+from teachd.errors import TeachdError, component_errors
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -20,8 +20,9 @@ from teachd.errors import TeachdError
 def cli(ctx: click.Context, verbose: bool) -> None:
     """teachd: show the computer a task once, get a taught Agent Skill.
 
-    State lives in TEACHD_HOME (key, database, recordings, config.yaml);
-    TEACHD_DB_URL selects PostgreSQL instead of the embedded SQLite.
+    State lives in TEACHD_HOME (key, database, recordings, config.yaml), in
+    an embedded SQLite database (TEACHD_DB_URL, for PostgreSQL, is refused by
+    this build: the team store is not built yet).
     """
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING,
@@ -49,7 +50,8 @@ _register()
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; a TeachdError becomes one line on stderr and its exit code."""
     try:
-        rv = cli.main(args=argv, prog_name="teachd", standalone_mode=False)
+        with component_errors():
+            rv = cli.main(args=argv, prog_name="teachd", standalone_mode=False)
     except TeachdError as exc:
         click.echo(f"teachd: error: {exc}", err=True)
         sys.exit(exc.exit_code)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
-from teachd.errors import TeachdError
-from teachd.store.runs import RunStore
+from teachd.errors import BadInput
+from teachd.store.rules import RuleStore
 
 
-def _runs(app: App) -> RunStore:
-    return RunStore(app.store)
+def _rules(app: App) -> RuleStore:
+    return RuleStore(app.store.db, app.store.owner)
 
 
 @click.group()
@@ -23,7 +23,7 @@ def approvals() -> None:
 @pass_app
 def approvals_list(app: App, as_json: bool) -> None:
     """List the saved rules."""
-    rules = _runs(app).rules()
+    rules = _rules(app).list()
     emit(as_json, rules, lambda: "\n".join(f"{r['id']}  {r['tool']}  since {r['created_at']}"
                                             for r in rules) or "no saved rules")
 
@@ -36,8 +36,8 @@ def approvals_list(app: App, as_json: bool) -> None:
 def approvals_allow(app: App, tool: str, always: bool, as_json: bool) -> None:
     """Always allow TOOL in runs that ask — except where a loaded skill requires approval."""
     if not always:
-        raise TeachdError("say --always to save a standing rule")
-    rule_id = _runs(app).allow_always(tool)
+        raise BadInput("say --always to save a standing rule")
+    rule_id = _rules(app).allow_always(tool)
     emit(as_json, {"id": rule_id, "tool": tool}, f"rule {rule_id}: always allow {tool}")
 
 
@@ -47,5 +47,5 @@ def approvals_allow(app: App, tool: str, always: bool, as_json: bool) -> None:
 @pass_app
 def approvals_revoke(app: App, rule_id: int, as_json: bool) -> None:
     """Remove a saved rule."""
-    _runs(app).revoke(rule_id)
+    _rules(app).revoke(rule_id)
     emit(as_json, {"id": rule_id, "revoked": True}, f"revoked rule {rule_id}")

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import getpass
-import os
-import re
 import sys
+from collections.abc import Callable
 
 import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
+from teachd.config import Settings
 from teachd.errors import NotFound, PolicyStop
 from teachd.store.runs import RunStore
 
@@ -18,17 +18,20 @@ def _runs(app: App) -> RunStore:
     return RunStore(app.store)
 
 
-def secret_from_user(name: str) -> str:
+def secrets_from_user(settings: Settings) -> Callable[[str], str]:
     """``TEACHD_SECRET_<NAME>``, else a hidden prompt; never argv, never stored."""
-    env_name = "TEACHD_SECRET_" + re.sub(r"[^A-Za-z0-9]", "_", name).upper()
-    value = os.environ.get(env_name)
-    if value:
-        return value
-    if sys.stdin.isatty():
-        value = getpass.getpass(f"teachd: {name} (hidden, not stored): ")
+
+    def secret(name: str) -> str:
+        var, value = settings.secret_from_env(name)
         if value:
             return value
-    raise PolicyStop(f"the secret {name!r} is needed: type it when asked, or set {env_name}")
+        if sys.stdin.isatty():
+            value = getpass.getpass(f"teachd: {name} (hidden, not stored): ")
+            if value:
+                return value
+        raise PolicyStop(f"the secret {name!r} is needed: type it when asked, or set {var}")
+
+    return secret
 
 
 @click.command()
@@ -53,7 +56,8 @@ def run(app: App, slug: str, start_url: str | None, params: tuple[str, ...], hea
     Secrets come from a hidden prompt or TEACHD_SECRET_<NAME>.
     """
     from teachd.runner.gate import TerminalApprover
-    from teachd.runner.run import run_skill
+    from teachd.runner.run import RunOptions, run_skill
+    from teachd.store.rules import RuleStore
 
     values: dict[str, str] = {}
     for item in params:
@@ -66,12 +70,13 @@ def run(app: App, slug: str, start_url: str | None, params: tuple[str, ...], hea
         if profile not in app.settings.profiles:
             raise NotFound(f"no profile {profile!r} in config.yaml")
         bound = list(app.settings.profiles[profile])
-    outcome = run_skill(
-        _runs(app), slug, TerminalApprover(), secret_from_user, params=values,
-        start_url=start_url, headless=headless, chromium=os.environ.get("TEACHD_CHROMIUM"),
-        profile=bound, run_setting=approval, step_timeout=step_timeout,
-        progress=None if as_json else (lambda msg: click.echo(f"teachd: {msg}", err=True)),
-    )
+    settings = app.settings
+    opts = RunOptions(params=values, start_url=start_url, headless=headless, chromium=settings.chromium,
+                      display=settings.display, environ=settings.environ, profile=bound,
+                      run_setting=approval, step_timeout=step_timeout)
+    rules = RuleStore(app.store.db, app.store.owner).tools()
+    outcome = run_skill(_runs(app), rules, slug, TerminalApprover(), secrets_from_user(settings), opts,
+                        progress=None if as_json else (lambda msg: click.echo(f"teachd: {msg}", err=True)))
     emit(as_json, outcome.as_dict(),
          f"run {outcome.run_id}: {outcome.status} — {outcome.message}\n"
          f"tell teachd how it went: teachd feedback {outcome.run_id} --skill {slug} success|failure")
@@ -90,5 +95,7 @@ def feedback(app: App, run_id: str, slug: str, outcome: str, note: str | None, a
 
     RUN_ID is a teachd run id, or an external agent's own run reference.
     """
-    skill = _runs(app).feedback(run_id, slug, outcome, note)
+    from teachd.runner.feedback import give_feedback
+
+    skill = give_feedback(_runs(app), run_id, slug, outcome, note)
     emit(as_json, skill.summary(), f"{slug} v{skill.current_version}: recorded {outcome} for run {run_id}")

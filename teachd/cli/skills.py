@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -14,7 +13,7 @@ from teachd.skills.discovery import default_roots, discover
 from teachd.skills.exchange import Imported, export_envelope, export_md, read_import_source
 from teachd.skills.skillmd import find_skill_dirs, validate_skill_dir
 from teachd.skills.urls import read_skill_url
-from teachd.store.models import Skill, SkillContent
+from teachd.store.models import Skill
 
 slug_arg = click.argument("slug")
 root_option = click.option(
@@ -131,19 +130,7 @@ def read(app: App, url: str, roots: tuple[Path, ...], as_json: bool) -> None:
 
 
 def _save(app: App, imported: Imported, slug: str | None = None, note: str = "") -> Skill:
-    """Create or append a version; a plain SKILL.md inherits the approval it replaces."""
-    slug = slug or imported.slug
-    content = imported.content
-    if not app.store.exists(slug):
-        return app.store.create(slug, content, note=note)
-
-    def merged(previous: SkillContent) -> SkillContent:
-        new = content if imported.name_declared else replace(content, name=previous.name)
-        if imported.approval_declared:
-            return new
-        return replace(new, approval=previous.approval.union(content.approval))
-
-    return app.store.update(slug, merged, note=note)
+    return app.store.save(slug or imported.slug, imported.onto, note=note)
 
 
 @skills.command("import")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -14,30 +15,70 @@ from pathlib import Path
 import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
-from teachd.errors import Conflict, NotFound, TeachdError
+from teachd.errors import BadInput, Conflict, NotFound, TeachdError, component_errors
 from teachd.teach.compile import compile_dir, save_compiled
 from teachd.teach.retention import purge_recordings
 
 
-def _pid_file(app: App) -> Path:
-    return app.settings.home / "teach.pid"
+class TeachLock:
+    """One recording per TEACHD_HOME: an flock held for the recording's life
+    (the kernel lets go when the process dies, so no stale pid file), with
+    the recorder's pid and folder written inside for `teachd teach stop`."""
+
+    def __init__(self, home: Path) -> None:
+        self.path = home / "teach.lock"
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise Conflict("a recording is already running; stop it with `teachd teach stop`") from None
+        self._fd = fd
+
+    def describe(self, info: dict[str, object]) -> None:
+        assert self._fd is not None
+        os.ftruncate(self._fd, 0)
+        os.pwrite(self._fd, json.dumps(info).encode(), 0)
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def holder(self) -> dict[str, object] | None:
+        """What the running recording wrote; None when nothing holds the lock."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            data = os.read(fd, 4096)
+            os.close(fd)
+            try:
+                info = json.loads(data or b"{}")
+            except ValueError:
+                info = {}
+            return info if isinstance(info, dict) else {}
+        os.close(fd)
+        return None
 
 
 def _stop_running(app: App, as_json: bool) -> None:
-    pid_file = _pid_file(app)
-    try:
-        info = json.loads(pid_file.read_text())
-        pid = int(info["pid"])
-    except (OSError, ValueError, KeyError):
-        raise NotFound("no recording is running") from None
-    try:
+    lock = TeachLock(app.settings.home)
+    info = lock.holder()
+    if info is None or not isinstance(info.get("pid"), int):
+        raise NotFound("no recording is running")
+    pid = int(info["pid"])  # type: ignore[call-overload]
+    with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        pid_file.unlink(missing_ok=True)
-        raise NotFound("no recording is running (stale pid file removed)") from None
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and pid_file.exists():
-        time.sleep(0.1)
+    while lock.holder() is not None and time.monotonic() < deadline:
+        time.sleep(0.1)  # the recorder finishes writing and compiling first
     emit(as_json, {"stopped": pid, "recording_dir": info.get("recording_dir")},
          f"stopped the recording in {info.get('recording_dir')}")
 
@@ -64,42 +105,46 @@ def teach(app: App, name: str, url: str | None, cdp_port: int | None, headless: 
     if not url:
         raise click.UsageError("--url is required")
     if not url.startswith(("http://", "https://")):
-        raise TeachdError(f"--url must be an http(s) URL, not {url!r}")
-    from recorder.browser import BrowserMissing
-    from recorder.record import RecorderError, TeachOptions, new_recording_id, record
+        raise BadInput(f"--url must be an http(s) URL, not {url!r}")
+    from recorder.record import TeachOptions, new_recording_id, record
 
     settings = app.settings
-    pid_file = _pid_file(app)
-    if pid_file.exists():
-        with contextlib.suppress(OSError, ValueError, KeyError):
-            os.kill(int(json.loads(pid_file.read_text())["pid"]), 0)
-            raise Conflict("a recording is already running; stop it with `teachd teach stop`")
-        pid_file.unlink(missing_ok=True)
+    lock = TeachLock(settings.home)
+    lock.acquire()
     settings.recordings_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     purge_recordings(settings.recordings_dir)
     folder = settings.recordings_dir / new_recording_id()
 
     def ready(info: dict[str, object]) -> None:
-        pid_file.write_text(json.dumps({"pid": os.getpid(), "recording_dir": str(folder)}))
+        lock.describe({"pid": os.getpid(), "recording_dir": str(folder)})
+        if as_json:  # machine-readable progress: one JSON object a line on stderr
+            click.echo(json.dumps({"event": "recording", "recording_dir": str(folder),
+                                   "cdp_port": cdp_port}), err=True)
+            return
         port = f"; DevTools on 127.0.0.1:{cdp_port}" if cdp_port else ""
         click.echo(f"teachd: recording {name!r} into {folder}{port}. Close the browser, press "
                    "Ctrl+C or run `teachd teach stop` to finish.", err=True)
 
-    opts = TeachOptions(name=name, url=url, folder=folder,
-                        chromium=os.environ.get("TEACHD_CHROMIUM"), cdp_port=cdp_port,
-                        headless=headless, os_input=not no_os_input, on_ready=ready)
+    opts = TeachOptions(name=name, url=url, folder=folder, chromium=settings.chromium,
+                        display=settings.display, cdp_port=cdp_port, headless=headless,
+                        os_input=not no_os_input, on_ready=ready)
     try:
         outcome = record(opts)
-    except (BrowserMissing, RecorderError) as exc:
+    except Exception:
         shutil.rmtree(folder, ignore_errors=True)  # nothing was demonstrated yet
-        raise TeachdError(str(exc)) from None
+        raise
     finally:
-        pid_file.unlink(missing_ok=True)
-    click.echo(f"teachd: stopped ({outcome.reason}); {outcome.events} events, "
-               f"{outcome.frames} crops. Compiling…", err=True)
+        lock.release()
+    if as_json:
+        click.echo(json.dumps({"event": "stopped", "reason": outcome.reason, "events": outcome.events,
+                               "crops": outcome.frames}), err=True)
+    else:
+        click.echo(f"teachd: stopped ({outcome.reason}); {outcome.events} events, "
+                   f"{outcome.frames} crops. Compiling…", err=True)
     try:
-        compiled = compile_dir(folder)
-        skill = save_compiled(app.store, compiled, note=f"taught from {folder.name}")
+        with component_errors():
+            compiled = compile_dir(folder)
+            skill = save_compiled(app.store, compiled, note=f"taught from {folder.name}")
     except TeachdError as exc:
         raise type(exc)(f"{exc} (the recording is kept in {folder}; after fixing this, run "
                         f"`teachd compile {folder} --save`)") from None

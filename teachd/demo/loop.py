@@ -9,7 +9,7 @@ layout), record the feedback and show the History.
 from __future__ import annotations
 
 import contextlib
-import os
+import json
 import secrets
 import shutil
 import tempfile
@@ -22,7 +22,7 @@ from teachd.demo.sampleapp import SampleApp, Variant
 from teachd.demo.sampleapp.drift import RIGHT, judge
 from teachd.demo.sampleapp.script import TASK, demonstrate
 from teachd.demo.xvfb import xvfb
-from teachd.errors import TeachdError
+from teachd.errors import Failed
 from teachd.runner.gate import Answer, Request
 from teachd.skills.exchange import export_md
 from teachd.store import open_store
@@ -33,11 +33,11 @@ DRIFT = Variant.named("combination")
 
 
 @contextlib.contextmanager
-def display() -> Iterator[tuple[str | None, bool]]:
+def display(desktop: str | None) -> Iterator[tuple[str | None, bool]]:
     """(DISPLAY, headless): the desktop if there is one, else our own Xvfb,
     else headless."""
-    if os.environ.get("DISPLAY"):
-        yield os.environ["DISPLAY"], False
+    if desktop:
+        yield desktop, False
         return
     if not shutil.which("Xvfb"):
         yield None, True
@@ -59,15 +59,17 @@ class AnnouncingApprover:
         return Answer(request.id, True)
 
 
-def run_demo(say: Callable[[str], None], home: Path | None = None) -> dict[str, Any]:
+def run_demo(say: Callable[[str], None], settings: Settings, home: Path | None = None) -> dict[str, Any]:
+    """``settings`` are the caller's (its environment, display, Chromium); the
+    demo keeps its own state in ``home``."""
     home = home or Path(tempfile.mkdtemp(prefix="teachd-demo-"))
     home.mkdir(parents=True, exist_ok=True, mode=0o700)
     password = "demo-" + secrets.token_urlsafe(9)  # known only to this process
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TEACHD_")}
+    env = {k: v for k, v in settings.environ.items() if not k.startswith("TEACHD_")}
     env.update(TEACHD_HOME=str(home), TEACHD_OWNER="demo")
     port = free_port()
     summary: dict[str, Any] = {"home": str(home)}
-    with display() as (disp, headless):
+    with display(settings.display) as (disp, headless):
         flags = ["--no-os-input"] + (["--headless"] if headless else [])
         if disp:
             env["DISPLAY"] = disp
@@ -78,13 +80,10 @@ def run_demo(say: Callable[[str], None], home: Path | None = None) -> dict[str, 
             demonstrate(teach.cdp_port, password, pause=0.1)
             code, out, err = teach.finish()
             if code != 0:
-                raise TeachdError("the recording failed: " + " ".join(err.split())[-300:])
-        import json
-
+                raise Failed("the recording failed: " + " ".join(err.split())[-300:])
         saved = json.loads(out)
         summary.update(saved)
-        settings = Settings(home=home, owner="demo")
-        store = open_store(settings)
+        store = open_store(Settings(home=home, owner="demo"))
         skill = store.get(saved["slug"])
         say(f"2. Compiled and stored {skill.slug} v{skill.current_version} "
             f"(approval: {', '.join(sorted(skill.current.approval.gated)) or 'none'}). Its SKILL.md:\n")
@@ -92,13 +91,13 @@ def run_demo(say: Callable[[str], None], home: Path | None = None) -> dict[str, 
         say("3. Replaying it on a changed app: ids renamed, layout moved, new theme, wrappers, "
             "look-alike decoys, targets below the fold…")
         runs = RunStore(store)
-        from teachd.runner.run import run_skill
+        from teachd.runner.feedback import give_feedback
+        from teachd.runner.run import RunOptions, run_skill
 
-        os.environ.update({k: env[k] for k in ("DISPLAY",) if k in env})
+        opts = RunOptions(headless=headless, chromium=settings.chromium, display=disp, environ=env)
         with SampleApp(password=password, variant=DRIFT, port=port) as changed:
-            outcome = run_skill(runs, skill.slug, AnnouncingApprover(say), lambda _name: password,
-                                headless=headless, chromium=os.environ.get("TEACHD_CHROMIUM"),
-                                progress=lambda m: say("  " + m))
+            outcome = run_skill(runs, frozenset(), skill.slug, AnnouncingApprover(say),
+                                lambda _name: password, opts, progress=lambda m: say("  " + m))
             judged = judge(outcome.status, changed.state)
             effect = {"reports": list(changed.state.reports), "groups": list(changed.state.groups)}
         ok = judged.verdict == RIGHT
@@ -106,7 +105,7 @@ def run_demo(say: Callable[[str], None], home: Path | None = None) -> dict[str, 
         say(f"   the app now holds: {effect}")
         say(f"   judged by the app's own log: {judged.verdict}, wrong actions: {len(judged.wrong)}")
         verdict = "success" if ok else "failure"
-        updated = runs.feedback(outcome.run_id, skill.slug, verdict, note="teachd demo")
+        updated = give_feedback(runs, outcome.run_id, skill.slug, verdict, note="teachd demo")
         history = updated.current.instructions.split("## History", 1)[1].strip()
         say(f"4. Feedback recorded as v{updated.current_version}. History:\n{history}\n")
         leaks = [p for p in home.rglob("*") if p.is_file() and password.encode() in p.read_bytes()]
@@ -114,6 +113,6 @@ def run_demo(say: Callable[[str], None], home: Path | None = None) -> dict[str, 
         summary.update(status=outcome.status, effect_ok=ok, run_id=outcome.run_id, leaks=len(leaks),
                        version=updated.current_version)
         if not ok or leaks:
-            raise TeachdError(f"the demo did not complete as expected (status {outcome.status}, "
+            raise Failed(f"the demo did not complete as expected (status {outcome.status}, "
                               f"{len(leaks)} leaks)")
     return summary

@@ -23,7 +23,7 @@ from playwright.sync_api import expect
 
 from compiler.plan import Anchor, Locator, PlanStep, Procedure
 from compiler.scope import in_scope, matches_pattern, url_pattern
-from teachd.errors import PolicyStop, TeachdError
+from teachd.errors import InvalidSkill, PolicyStop, TeachdError
 from teachd.runner.gate import Action, Gate
 from teachd.runner.match import Candidate, Choice, choose
 
@@ -98,7 +98,7 @@ def _locator(root: Page | Frame, loc: Locator) -> PwLocator:
         return root.locator(str(loc.value))
     if by == "xpath":
         return root.locator("xpath=" + str(loc.value))
-    raise TeachdError(f"unknown locator kind {by!r}")
+    raise InvalidSkill(f"unknown locator kind {by!r}")
 
 
 class Replayer:

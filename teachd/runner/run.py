@@ -3,14 +3,13 @@ keep a record of the run (status, skills and versions, steps; never secrets)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler.plan import PlanError, Procedure
+from compiler.plan import Procedure
 from recorder.browser import CAPTURE_JS
-from teachd.errors import InvalidSkill, PolicyStop, TeachdError
+from teachd.errors import BadInput, PolicyStop, Unavailable
 from teachd.runner.gate import Approver, Gate
 from teachd.runner.replay import STEP_TIMEOUT, Halt, Replayer
 from teachd.runner.session import RunSession
@@ -30,42 +29,39 @@ class RunOutcome:
                 "steps": self.steps, "skills": self.skills}
 
 
-def run_skill(
-    runs: RunStore,
-    slug: str,
-    approver: Approver,
-    secret: Callable[[str], str],
-    params: Mapping[str, str] | None = None,
-    start_url: str | None = None,
-    headless: bool = False,
-    chromium: str | None = None,
-    profile: Sequence[str] | None = None,
-    run_setting: str = "auto",
-    progress: Callable[[str], None] | None = None,
-    step_timeout: float = STEP_TIMEOUT,
-) -> RunOutcome:
-    from recorder.browser import BrowserMissing, chromium_path, launch_args
+@dataclass(frozen=True)
+class RunOptions:
+    """How to replay: what the user chose on the command line (or the API)."""
 
-    saved = frozenset(r["tool"] for r in runs.rules())
-    gate = Gate(approver, run_setting=run_setting, saved_rules=saved)
-    session = RunSession(runs.skills, gate, profile)
+    params: Mapping[str, str] = field(default_factory=dict)
+    start_url: str | None = None
+    headless: bool = False
+    chromium: str | None = None
+    display: str | None = None  # the X display a visible browser shows on
+    environ: Mapping[str, str] = field(default_factory=dict)  # the browser's environment
+    profile: Sequence[str] | None = None  # bound: load exactly these skills
+    run_setting: str = "auto"
+    step_timeout: float = STEP_TIMEOUT
+
+
+def run_skill(runs: RunStore, saved_rules: frozenset[str], slug: str, approver: Approver,
+              secret: Callable[[str], str], opts: RunOptions,
+              progress: Callable[[str], None] | None = None) -> RunOutcome:
+    from recorder.browser import chromium_path, launch_args
+
+    gate = Gate(approver, run_setting=opts.run_setting, saved_rules=saved_rules)
+    session = RunSession(runs.skills, gate, opts.profile)
     session.auto_load()
     session.load_skill(slug)
     skill = session.loaded[slug]
-    try:
-        proc = Procedure.from_files(skill.current.files)
-    except PlanError as exc:
-        raise InvalidSkill(f"{slug}: {exc}") from None
-    unknown = set(params or {}) - set(proc.parameters)
+    proc = Procedure.from_files(skill.current.files)
+    unknown = set(opts.params) - set(proc.parameters)
     if unknown:
-        raise TeachdError(f"unknown parameter(s) {', '.join(sorted(unknown))}; "
-                          f"this skill takes: {', '.join(proc.parameters) or 'none'}")
-    try:
-        exe = chromium_path(chromium)
-    except BrowserMissing as exc:
-        raise TeachdError(str(exc)) from None
-    if not headless and not os.environ.get("DISPLAY"):
-        raise TeachdError("no display to show the browser on: pass --headless")
+        raise BadInput(f"unknown parameter(s) {', '.join(sorted(unknown))}; "
+                       f"this skill takes: {', '.join(proc.parameters) or 'none'}")
+    exe = chromium_path(opts.chromium)
+    if not opts.headless and not opts.display:
+        raise Unavailable("no display to show the browser on: pass --headless")
     run_id = runs.new_run_id()
     runs.start(run_id, session.versions())
     status, message = "failure", ""
@@ -74,13 +70,15 @@ def run_skill(
         from playwright.sync_api import sync_playwright
 
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=exe, headless=headless,
-                                         args=launch_args(None))
+            env = {**opts.environ, "DISPLAY": opts.display} if opts.display else None
+            browser = pw.chromium.launch(executable_path=exe, headless=opts.headless,
+                                         args=launch_args(None), env=env)
             context = browser.new_context(viewport={"width": 1280, "height": 800})
             context.add_init_script(path=str(CAPTURE_JS))
             page = context.new_page()
-            replayer = Replayer(context, page, proc, gate, params or {}, secret,
-                                start_url=start_url, progress=progress, step_timeout=step_timeout)
+            replayer = Replayer(context, page, proc, gate, opts.params, secret,
+                                start_url=opts.start_url, progress=progress,
+                                step_timeout=opts.step_timeout)
             try:
                 replayer.run()
                 status, message = "success", "every step and the success check held"

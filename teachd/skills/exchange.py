@@ -7,7 +7,7 @@ Reading is pure over text + a file map; only ``read_import_source`` touches disk
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,17 @@ class Imported:
     content: SkillContent
     approval_declared: bool  # False: a plain SKILL.md, the approval is inherited
     name_declared: bool = True  # False: no display name given, keep the previous one
+
+    def onto(self, previous: SkillContent | None) -> SkillContent:
+        """The content to save over ``previous`` (None: a new skill). A plain
+        SKILL.md carries no approval, so it keeps — and may only add to — the
+        approval of the version it replaces; a missing display name is kept."""
+        if previous is None:
+            return self.content
+        new = self.content if self.name_declared else replace(self.content, name=previous.name)
+        if self.approval_declared:
+            return new
+        return replace(new, approval=previous.approval.union(self.content.approval))
 
 
 def read_import_source(path: Path) -> Imported:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-from teachd.errors import Conflict, NotFound, TeachdError, UnsafePath
+from teachd.errors import BadInput, Conflict, NotFound, UnsafePath
 from teachd.skills.discovery import Found
 from teachd.skills.exchange import export_md
 from teachd.skills.paths import check_relpath, resolve_inside
@@ -25,9 +25,9 @@ class Resource:
 def parse_skill_url(url: str) -> tuple[str, str | None]:
     parts = urlsplit(url)
     if parts.scheme != "skill" or not parts.netloc:
-        raise TeachdError(f"not a skill:// URL: {url!r}")
+        raise BadInput(f"not a skill:// URL: {url!r}")
     if parts.query or parts.fragment:
-        raise TeachdError("skill:// URLs take no query or fragment")
+        raise BadInput("skill:// URLs take no query or fragment")
     raw = parts.path.lstrip("/")
     if not raw:
         return parts.netloc, None

@@ -7,7 +7,7 @@ PostgreSQL from ``TEACHD_DB_URL``), checks the key and applies migrations.
 from __future__ import annotations
 
 from teachd.config import Settings
-from teachd.errors import KeyProblem, TeachdError
+from teachd.errors import BadInput, KeyProblem, Unavailable
 from teachd.store.crypto import Cipher, create_key, read_key
 from teachd.store.db import Database, SQLiteDatabase
 from teachd.store.migrations import MIGRATIONS
@@ -20,8 +20,8 @@ __all__ = ["Skill", "SkillContent", "SkillStore", "SkillVersion", "open_database
 def open_database(settings: Settings) -> Database:
     if settings.db_url:
         if not settings.db_url.startswith(("postgresql://", "postgres://")):
-            raise TeachdError("TEACHD_DB_URL must be a postgresql:// URL")
-        raise TeachdError("the PostgreSQL backend is not available in this build yet")
+            raise BadInput("TEACHD_DB_URL must be a postgresql:// URL")
+        raise Unavailable("the PostgreSQL backend is not available in this build yet")
     return SQLiteDatabase(settings.db_path)
 
 

@@ -32,7 +32,7 @@ class SkillStore:
     ) -> None:
         self.db = db
         self.owner = owner
-        self._cipher = cipher
+        self.cipher = cipher  # one key for every encrypted row of this store (runs too)
         self._clock = clock
         self._check_key()
 
@@ -41,7 +41,7 @@ class SkillStore:
         rows = self.db.query("SELECT blob FROM keycheck WHERE id = 1")
         if rows:
             try:
-                self._cipher.open("", "", 0, "keycheck", rows[0]["blob"])
+                self.cipher.open("", "", 0, "keycheck", rows[0]["blob"])
             except KeyProblem:
                 raise KeyProblem(
                     "the key in TEACHD_HOME does not open this store (wrong key)"
@@ -49,7 +49,7 @@ class SkillStore:
             return
         with self.db.atomic() as tx:
             if not tx.execute("SELECT id FROM keycheck WHERE id = 1"):
-                blob = self._cipher.seal("", "", 0, "keycheck", _KEYCHECK)
+                blob = self.cipher.seal("", "", 0, "keycheck", _KEYCHECK)
                 tx.execute("INSERT INTO keycheck (id, blob) VALUES (1, ?)", (blob,))
 
     # -- reads -----------------------------------------------------------
@@ -133,29 +133,45 @@ class SkillStore:
         ``also`` writes more rows in the same transaction, given the new version."""
         now = self._clock()
         with self.db.atomic() as tx:
-            rows = tx.execute(
-                "SELECT current_version FROM skills WHERE owner = ? AND slug = ?",
-                (self.owner, slug),
-            )
-            if not rows:
-                raise NotFound(f"no skill {slug!r}")
-            current = int(rows[0]["current_version"])
-            if callable(content):
-                vrows = tx.execute(
-                    "SELECT * FROM skill_versions WHERE owner = ? AND slug = ? AND version = ?",
-                    (self.owner, slug, current),
-                )
-                new_content = content(self._version(vrows[0]).content)
-            else:
-                new_content = content
-            new_content = self._checked(new_content)
-            self._insert_version(tx, slug, current + 1, new_content, note, now)
-            tx.execute(
-                "UPDATE skills SET current_version = ?, updated_at = ? WHERE owner = ? AND slug = ?",
-                (current + 1, now, self.owner, slug),
-            )
+            new_version = self._append(tx, slug, content, note, now)
             if also is not None:
-                also(tx, current + 1)
+                also(tx, new_version)
+        return self.get(slug)
+
+    def _append(self, tx: Transaction, slug: str,
+                content: SkillContent | Callable[[SkillContent], SkillContent], note: str, now: str) -> int:
+        rows = tx.execute("SELECT current_version FROM skills WHERE owner = ? AND slug = ?",
+                          (self.owner, slug))
+        if not rows:
+            raise NotFound(f"no skill {slug!r}")
+        current = int(rows[0]["current_version"])
+        if callable(content):
+            vrows = tx.execute(
+                "SELECT * FROM skill_versions WHERE owner = ? AND slug = ? AND version = ?",
+                (self.owner, slug, current),
+            )
+            content = content(self._version(vrows[0]).content)
+        self._insert_version(tx, slug, current + 1, self._checked(content), note, now)
+        tx.execute("UPDATE skills SET current_version = ?, updated_at = ? WHERE owner = ? AND slug = ?",
+                   (current + 1, now, self.owner, slug))
+        return current + 1
+
+    def save(self, slug: str, make: Callable[[SkillContent | None], SkillContent], note: str) -> Skill:
+        """Create the skill, or append a version to it, in one transaction:
+        ``make`` gets the current content (None for a new skill), so two saves
+        of one slug can never both create it, nor lose each other's version."""
+        problems = name_problems(slug)
+        if problems:
+            raise InvalidSkill(f"bad slug: {problems[0]}")
+        now = self._clock()
+        with self.db.atomic() as tx:
+            if tx.execute("SELECT 1 FROM skills WHERE owner = ? AND slug = ?", (self.owner, slug)):
+                self._append(tx, slug, make, note, now)
+            else:
+                tx.execute(
+                    "INSERT INTO skills (owner, slug, enabled, current_version, created_at, updated_at)"
+                    " VALUES (?, ?, 1, 1, ?, ?)", (self.owner, slug, now, now))
+                self._insert_version(tx, slug, 1, self._checked(make(None)), note, now)
         return self.get(slug)
 
     def restore(self, slug: str, version: int) -> Skill:
@@ -212,7 +228,7 @@ class SkillStore:
             "metadata": json.dumps(content.metadata, sort_keys=True, default=str),
             "note": note,
         }
-        sealed = [self._cipher.seal(self.owner, slug, version, f, plain[f]) for f in _ENCRYPTED]
+        sealed = [self.cipher.seal(self.owner, slug, version, f, plain[f]) for f in _ENCRYPTED]
         tx.execute(
             "INSERT INTO skill_versions (owner, slug, version, created_at, "
             + ", ".join(_ENCRYPTED)
@@ -224,7 +240,7 @@ class SkillStore:
 
     def _open(self, row: Row) -> dict[str, str]:
         return {
-            f: self._cipher.open(self.owner, row["slug"], int(row["version"]), f, row[f])
+            f: self.cipher.open(self.owner, row["slug"], int(row["version"]), f, row[f])
             for f in _ENCRYPTED
         }
 

@@ -36,7 +36,7 @@ def content_of(compiled: CompiledSkill) -> SkillContent:
 
 
 def save_compiled(store: SkillStore, compiled: CompiledSkill, note: str) -> Skill:
+    """A new skill, or a new version of the same slug (taught again): the
+    compiled approval holds either way, in one transaction."""
     content = content_of(compiled)
-    if store.exists(compiled.slug):
-        return store.update(compiled.slug, content, note=note)
-    return store.create(compiled.slug, content, note=note)
+    return store.save(compiled.slug, lambda _previous: content, note=note)

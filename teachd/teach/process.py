@@ -3,6 +3,7 @@ how the demo (and the tests) play the person over the DevTools port."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -11,13 +12,21 @@ import sys
 import time
 from pathlib import Path
 
-from teachd.errors import TeachdError
+from teachd.errors import Failed
 
 
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def _json_line(line: str) -> dict[str, object]:
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 class TeachProcess:
@@ -37,13 +46,14 @@ class TeachProcess:
             line = self.proc.stderr.readline()
             if line:
                 self.err_lines.append(line)
-            if " into " in line and "recording" in line:
-                self.recording_dir = Path(line.split(" into ", 1)[1].split(";")[0].split(". ")[0])
+            event = _json_line(line)
+            if event.get("event") == "recording":  # teach --json says so when it records
+                self.recording_dir = Path(str(event["recording_dir"]))
                 return
             if (not line and self.proc.poll() is not None) or time.monotonic() > deadline:
                 self.proc.kill()
-                raise TeachdError("the recorder did not start: "
-                                  + " ".join("".join(self.err_lines).split())[-300:])
+                raise Failed("the recorder did not start: "
+                             + " ".join("".join(self.err_lines).split())[-300:])
 
     def finish(self, timeout: float = 90) -> tuple[int, str, str]:
         out, err = self.proc.communicate(timeout=timeout)

@@ -1,0 +1,16 @@
+"""The recorder's failures. Plain exceptions, cheap to import: teachd maps
+them to its own tree in one place (``teachd.errors.component_errors``)."""
+
+from __future__ import annotations
+
+
+class RecorderError(RuntimeError):
+    """The recording could not be made (Chromium did not start, the page did not open)."""
+
+
+class BrowserMissing(RecorderError):
+    """No Chromium where it was looked for."""
+
+
+class NoDisplay(RecorderError):
+    """A visible browser was asked for, and there is no display to show it on."""

@@ -1,0 +1,44 @@
+"""One click after a run: a dated line in the skill's ``## History`` (and the
+validation line after a success), saved as a new version together with the
+feedback row, in one transaction."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from teachd.errors import BadInput, NotFound
+from teachd.skills.history import RUN_REF, append_history, history_line, mark_validated
+from teachd.store.models import Skill, SkillContent
+from teachd.store.runs import RunStore
+
+OUTCOMES = ("success", "failure")
+
+
+def with_feedback(content: SkillContent, date: str, outcome: str, run_ref: str,
+                  note: str | None) -> SkillContent:
+    """The content after one piece of feedback (pure)."""
+    body = append_history(content.instructions, history_line(date, outcome, run_ref, note))
+    if outcome == "success":
+        body = mark_validated(body, date, run_ref)
+    return replace(content, instructions=body, files=dict(content.files), metadata=dict(content.metadata))
+
+
+def give_feedback(runs: RunStore, run_ref: str, slug: str, outcome: str, note: str | None = None) -> Skill:
+    """Feedback on a teachd run, or on an external agent's run reference."""
+    if outcome not in OUTCOMES:
+        raise BadInput(f"feedback is success or failure, not {outcome!r}")
+    if not RUN_REF.match(run_ref):
+        raise BadInput(f"run reference {run_ref!r} is not a valid id")
+    loaded = runs.loaded_versions(run_ref)
+    ran_version = loaded.get(slug) if loaded is not None else None
+    if loaded is not None and ran_version is None:
+        raise NotFound(f"run {run_ref} did not load skill {slug!r}")
+    now = runs.clock()
+    date = now.strftime("%Y-%m-%d")
+
+    def record(tx: Any, new_version: int) -> None:
+        runs.record_feedback(tx, slug, ran_version or new_version - 1, run_ref, outcome, now)
+
+    return runs.skills.update(slug, lambda current: with_feedback(current, date, outcome, run_ref, note),
+                              note=f"feedback: {outcome} (run {run_ref})", also=record)
