@@ -20,6 +20,7 @@ debs:
 
 lint: venv
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 test: venv debs lint
 	$(BIN)/python -m pytest -q

@@ -195,11 +195,8 @@ def _valid_fp(fp: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if not isinstance(fp, Mapping):
         return None
     thumb, dhash, size = fp.get("thumb"), fp.get("dhash"), fp.get("size")
-    ok = (
-        isinstance(thumb, str) and len(thumb) == 128 and isinstance(dhash, str)
-        and len(dhash) == 16 and isinstance(size, list) and len(size) == 2
-    )
-    if not ok:
+    if not (isinstance(thumb, str) and len(thumb) == 128 and isinstance(dhash, str)
+            and len(dhash) == 16 and isinstance(size, list) and len(size) == 2):
         return None
     try:
         int(thumb, 16), int(dhash, 16)

@@ -28,15 +28,3 @@ def fingerprint(png: bytes) -> dict[str, object] | None:
             return fingerprint_image(img)
     except Exception:  # an unreadable crop is simply not evidence
         return None
-
-
-def hamming(a: str, b: str) -> int:
-    return bin(int(a, 16) ^ int(b, 16)).count("1")
-
-
-def thumb_distance(a: str, b: str) -> float:
-    """Mean absolute difference of two thumbnails, 0 (same) to 255."""
-    xa, xb = bytes.fromhex(a), bytes.fromhex(b)
-    if len(xa) != len(xb) or not xa:
-        return 255.0
-    return sum(abs(p - q) for p, q in zip(xa, xb, strict=True)) / len(xa)

@@ -42,7 +42,8 @@ class Locator:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Locator:
-        return cls(**{k: data.get(k) for k in cls.__dataclass_fields__ if k in data})
+        fields = {k: data.get(k) for k in cls.__dataclass_fields__ if k in data}
+        return cls(by=str(data["by"]), **{k: v for k, v in fields.items() if k != "by"})
 
 
 @dataclass

@@ -9,11 +9,11 @@ hash of it survives.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping
-from functools import lru_cache
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
@@ -172,7 +172,26 @@ def looks_secret(value: str) -> bool:
     return False
 
 
-@lru_cache(maxsize=4096)
+def _hashed_cache(fn: Callable[[str], tuple[str, int]]) -> Callable[[str], tuple[str, int]]:
+    """Memoize by a digest of the input: the same strings recur across a
+    recording, but a cache keyed by the strings themselves would keep raw
+    secrets in memory for the life of the process. The values are masked."""
+    cache: dict[bytes, tuple[str, int]] = {}
+
+    def cached(text: str) -> tuple[str, int]:
+        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        hit = cache.get(key)
+        if hit is None:
+            if len(cache) >= 4096:
+                cache.clear()
+            hit = cache[key] = fn(text)
+        return hit
+
+    cached.__doc__, cached.__name__ = fn.__doc__, fn.__name__
+    return cached
+
+
+@_hashed_cache
 def mask_text(text: str) -> tuple[str, int]:
     """``text`` with every secret replaced by MARK; returns (masked, count)."""
     spans = secret_spans(text)
@@ -187,7 +206,7 @@ def mask_text(text: str) -> tuple[str, int]:
     return "".join(out), len(spans)
 
 
-@lru_cache(maxsize=4096)
+@_hashed_cache
 def mask_url(url: str) -> tuple[str, int]:
     """Mask credential-named query/fragment values and secret-shaped parts."""
     try:

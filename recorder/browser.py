@@ -4,12 +4,13 @@ Recording event (secrets masked before anything is queued)."""
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compiler.fingerprint import fingerprint_image
 from compiler.secrets import field_hint, looks_secret, mask_text, mask_url
@@ -17,6 +18,10 @@ from recorder.crops import black_out, crop_box, grab_screen, to_png
 from recorder.errors import BrowserMissing
 from recorder.writer import EventWriter, Slot
 
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+log = logging.getLogger("teachd.recorder")
 CAPTURE_JS = Path(__file__).with_name("capture.js")
 BINDING = "__teachdEmit"
 QUIET_FLAGS = [
@@ -82,8 +87,12 @@ class BrowserCapture:
     pages: list[Any]
     on_secret_mark: Callable[[], None] | None = None
     display: str | None = None
+    failures: int = 0  # reports that could not be turned into events (logged; in the stop event)
     frames_written: int = 0
     pending: list[tuple[Slot, Any, dict[str, Any]]] = field(default_factory=list)
+
+    def add_tab(self, page: Page) -> None:
+        self.tab_of(page)
 
     def tab_of(self, page: Any) -> int:
         if page not in self.pages:
@@ -93,8 +102,10 @@ class BrowserCapture:
     def on_emit(self, source: dict[str, Any], data: dict[str, Any]) -> None:
         try:
             self._handle(source.get("page"), data)
-        except Exception:  # never let one bad report stop the recording
-            pass
+        except Exception as exc:  # one bad report must not stop the recording: say so, count it
+            self.failures += 1
+            log.warning("a %s report from the page was dropped: %s", data.get("kind", "?"),
+                        " ".join(str(exc).split())[:200])
 
     def _handle(self, page: Any, data: dict[str, Any]) -> None:
         kind = data.get("kind")

@@ -4,6 +4,7 @@ SIGINT/SIGTERM, on the browser being closed, or on ``teachd teach stop``."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import threading
@@ -20,6 +21,7 @@ from recorder.errors import NoDisplay, RecorderError
 from recorder.writer import EventWriter
 
 POLL_MS = 50
+log = logging.getLogger("teachd.recorder")
 
 
 @dataclass
@@ -73,6 +75,7 @@ def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Out
     writer: EventWriter | None = None
     profile = opts.folder.parent / f".profile-{opts.folder.name}"
     desktop = None
+    capture: BrowserCapture | None = None
     frames = 0
     ok = False
     try:
@@ -99,7 +102,7 @@ def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Out
                 stop.set()
 
             ctx.on("close", on_close)
-            ctx.on("page", capture.tab_of)
+            ctx.on("page", capture.add_tab)
             page = ctx.pages[0] if ctx.pages else ctx.new_page()
             capture.tab_of(page)
             writer.put("start", name=opts.name, url=mask_url(opts.url)[0],
@@ -145,20 +148,26 @@ def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Out
             signal.signal(sig, handler)
         if writer is not None:
             if ok:
-                writer.put("stop", reason=reason["value"])
+                lost = {"browser_reports_dropped": capture.failures if capture else 0,
+                        "desktop_capture": "on" if desktop is not None else (
+                            "off" if not (opts.os_input and opts.display) else "failed")}
+                writer.put("stop", reason=reason["value"], **lost)
             writer.close(complete=ok)
         _rmtree_quiet(profile)
     return Outcome(opts.folder, reason["value"], writer.written if writer else 0, frames)
 
 
 def _start_desktop(writer: EventWriter) -> Any:
+    """Desktop input (pynput); None, logged, when the X server will not give
+    it: the browser capture still works."""
     try:
         from recorder.desktop import DesktopCapture
 
         desktop = DesktopCapture(writer)
         desktop.start()
         return desktop
-    except Exception:  # no X server access: the browser capture still works
+    except Exception as exc:
+        log.warning("desktop clicks and keys are not recorded: %s", " ".join(str(exc).split())[:200])
         return None
 
 

@@ -51,7 +51,6 @@ class EventWriter:
         self._queue: queue.Queue[dict[str, Any] | Slot | None] = queue.Queue()
         self._seq = 0
         self.written = 0
-        self.latencies: list[float] = []  # enqueue → on disk, seconds (for the benchmark)
         self._thread = threading.Thread(target=self._run, name="teachd-writer", daemon=True)
         self._thread.start()
 
@@ -60,7 +59,7 @@ class EventWriter:
 
     def put(self, type_: str, **fields: Any) -> None:
         """Queue one event; ``t`` is taken now, ``seq`` when it is written."""
-        self._queue.put({"type": type_, "t": self.now_ms(), "_queued": time.monotonic(), **fields})
+        self._queue.put({"type": type_, "t": self.now_ms(), **fields})
 
     def reserve(self, type_: str) -> Slot:
         """Hold this event's place; the writer waits (briefly) for ``fill``."""
@@ -82,12 +81,9 @@ class EventWriter:
             if item is None:
                 break
             if isinstance(item, Slot):
-                queued = time.monotonic()
                 if not item.ready.wait(SLOT_WAIT) or item.fields is None:
                     continue  # the producer failed: the event is dropped, order kept
                 item = {"type": item.type, "t": item.t, **item.fields}
-            else:
-                queued = item.pop("_queued")
             line = {"v": FORMAT_VERSION, "seq": self._seq, **item}
             self._seq += 1
             self._fh.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
@@ -97,8 +93,6 @@ class EventWriter:
                 os.fsync(self._fh.fileno())
                 last_sync = now
             self.written += 1
-            if len(self.latencies) < 1_000_000:
-                self.latencies.append(time.monotonic() - queued)
         self._fh.flush()
         os.fsync(self._fh.fileno())
 

@@ -256,3 +256,16 @@ def test_recordings_are_private(env, app, pw, home):
     assert ((home / "recordings").stat().st_mode & 0o077) == 0
     assert not os.listdir(home / "recordings") or all(
         not n.startswith(".profile") for n in os.listdir(home / "recordings"))
+
+
+def test_one_recording_at_a_time_and_a_killed_one_leaves_no_lock(env, app, cli):
+    first = Teach(env, "First", app.url + "/login", "--headless", "--no-os-input")
+    second = cli("teach", "Second", "--url", app.url + "/login", "--headless", "--no-os-input")
+    assert second.code == 5 and "already running" in second.err
+    first.kill9()  # the kernel lets go of the lock with the process: nothing stale to clean
+    again = Teach(env, "Again", app.url + "/login", "--headless", "--no-os-input")
+    stopped = cli("teach", "stop", "--json")
+    assert stopped.code == 0 and json.loads(stopped.out)["recording_dir"] == str(again.recording_dir)
+    code, out, err = again.finish()
+    assert code == 0, err
+    assert cli("teach", "stop").code == 3  # nothing running now

@@ -55,8 +55,8 @@ def test_restore_creates_new_version_equal_to_old(store: SkillStore) -> None:
 def test_disabled_skill_refuses_to_load_and_leaves_manifest(store: SkillStore) -> None:
     store.create("demo", content())
     store.set_enabled("demo", False)
-    assert store.list(enabled_only=True) == []
-    assert [s.slug for s in store.list()] == ["demo"]
+    assert store.all(enabled_only=True) == []
+    assert [s.slug for s in store.all()] == ["demo"]
     with pytest.raises(Conflict, match="disabled"):
         store.load("demo")
     store.set_enabled("demo", True)

@@ -23,7 +23,7 @@ def approvals() -> None:
 @pass_app
 def approvals_list(app: App, as_json: bool) -> None:
     """List the saved rules."""
-    rules = _rules(app).list()
+    rules = _rules(app).all()
     emit(as_json, rules, lambda: "\n".join(f"{r['id']}  {r['tool']}  since {r['created_at']}"
                                             for r in rules) or "no saved rules")
 

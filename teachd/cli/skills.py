@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
 from teachd.errors import Conflict
-from teachd.skills.discovery import default_roots, discover
+from teachd.skills.discovery import Discovery, default_roots, discover
 from teachd.skills.exchange import Imported, export_envelope, export_md, read_import_source
 from teachd.skills.skillmd import find_skill_dirs, validate_skill_dir
 from teachd.skills.urls import read_skill_url
@@ -40,7 +41,7 @@ def _row(skill: Skill) -> str:
 @pass_app
 def list_(app: App, as_json: bool) -> None:
     """List the owner's skills in the store, enabled or not."""
-    items = app.store.list()
+    items = app.store.all()
     emit(
         as_json,
         [s.summary() for s in items],
@@ -85,7 +86,7 @@ def manifest(app: App, as_json: bool) -> None:
     """What a run may load: slug, name and description of each enabled skill."""
     items = [
         {"slug": s.slug, "name": s.current.name, "description": s.current.description}
-        for s in app.store.list(enabled_only=True)
+        for s in app.store.all(enabled_only=True)
     ]
     emit(
         as_json,
@@ -251,8 +252,8 @@ def delete(app: App, slug: str, as_json: bool) -> None:
 @click.pass_context
 def validate(ctx: click.Context, paths: tuple[Path, ...], as_json: bool) -> int:
     """Strictly validate skill folders (recursively); exit 1 on any error."""
-    reports = []
-    missing = []
+    reports: list[Any] = []
+    missing: list[str] = []
     for path in paths:
         dirs = find_skill_dirs(path)
         if not dirs:
@@ -274,7 +275,7 @@ def validate(ctx: click.Context, paths: tuple[Path, ...], as_json: bool) -> int:
     return 1 if failed else 0
 
 
-def _discover(app: App, roots: tuple[Path, ...]):  # type: ignore[no-untyped-def]
+def _discover(app: App, roots: tuple[Path, ...]) -> Discovery:
     s = app.settings
     return discover(
         default_roots(Path.cwd(), Path.home(), extra=roots, configured=s.skill_dirs),

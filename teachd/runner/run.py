@@ -70,7 +70,8 @@ def run_skill(runs: RunStore, saved_rules: frozenset[str], slug: str, approver: 
         from playwright.sync_api import sync_playwright
 
         with sync_playwright() as pw:
-            env = {**opts.environ, "DISPLAY": opts.display} if opts.display else None
+            env: dict[str, str | float | bool] | None = (
+                {**opts.environ, "DISPLAY": opts.display} if opts.display else None)
             browser = pw.chromium.launch(executable_path=exe, headless=opts.headless,
                                          args=launch_args(None), env=env)
             context = browser.new_context(viewport={"width": 1280, "height": 800})

@@ -32,14 +32,14 @@ class RunSession:
     def manifest(self) -> list[dict[str, str]]:
         return [
             {"slug": s.slug, "name": s.current.name, "description": s.current.description}
-            for s in self.store.list(enabled_only=True)
+            for s in self.store.all(enabled_only=True)
             if self._allowed(s.slug)
         ]
 
     def auto_load(self) -> list[str]:
         """A run that uses the computer loads the owner's enabled taught skills
         (with a profile: only the skills it binds)."""
-        for s in self.store.list(enabled_only=True):
+        for s in self.store.all(enabled_only=True):
             if self.profile is not None:
                 if s.slug in self.profile:
                     self._take(s)

@@ -58,12 +58,6 @@ class Approval:
             raise InvalidSkill("approval tools must be a list of tool names")
         return cls(bool(data.get("always_ask", False)), tuple(tools))
 
-    def to_metadata(self) -> str:
-        """The ``teachd-approval`` metadata string, e.g. ``always-ask computer_act``."""
-        if not self.always_ask:
-            return "none"
-        return " ".join(("always-ask", *self.tools))
-
     @classmethod
     def from_metadata(cls, value: object) -> Approval:
         words = str(value or "").split()

@@ -34,12 +34,12 @@ class RuleStore:
             return int(tx.execute("SELECT id FROM approval_rules WHERE owner = ? AND tool = ?",
                                   (self.owner, tool))[0]["id"])
 
-    def list(self) -> list[dict[str, Any]]:
+    def all(self) -> list[dict[str, Any]]:
         return self.db.query("SELECT id, tool, created_at FROM approval_rules WHERE owner = ? ORDER BY id",
                              (self.owner,))
 
     def tools(self) -> frozenset[str]:
-        return frozenset(str(r["tool"]) for r in self.list())
+        return frozenset(str(r["tool"]) for r in self.all())
 
     def revoke(self, rule_id: int) -> None:
         with self.db.atomic() as tx:

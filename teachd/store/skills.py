@@ -53,7 +53,7 @@ class SkillStore:
                 tx.execute("INSERT INTO keycheck (id, blob) VALUES (1, ?)", (blob,))
 
     # -- reads -----------------------------------------------------------
-    def list(self, enabled_only: bool = False) -> list[Skill]:
+    def all(self, enabled_only: bool = False) -> list[Skill]:
         sql = "SELECT * FROM skills WHERE owner = ?"
         if enabled_only:
             sql += " AND enabled = 1"

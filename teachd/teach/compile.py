@@ -4,6 +4,7 @@ save it as a new skill or as a new version of the same slug."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from compiler.skill import CompiledSkill, compile_recording
 from teachd.skills.approval import Approval
@@ -23,7 +24,7 @@ def skill_files(compiled: CompiledSkill) -> dict[str, bytes]:
 
 def content_of(compiled: CompiledSkill) -> SkillContent:
     fm = compiled.frontmatter
-    meta = {k: fm[k] for k in ("license", "compatibility", "allowed-tools") if k in fm}
+    meta: dict[str, Any] = {k: fm[k] for k in ("license", "compatibility", "allowed-tools") if k in fm}
     meta["metadata"] = {k: v for k, v in fm.get("metadata", {}).items() if k != "display-name"}
     return SkillContent(
         name=compiled.display_name,

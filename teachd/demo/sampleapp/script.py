@@ -10,10 +10,11 @@ from typing import Any
 from teachd.demo.sampleapp.server import USER
 
 TASK = "File a report and add approvers"
-FORM = {"amount": "42.50", "description": "Taxi from the airport", "merchant_id": "taxi-paris",
+FORM: dict[str, str | bool] = {"amount": "42.50", "description": "Taxi from the airport", "merchant_id": "taxi-paris",
         "category": "travel", "has_receipt": True}
 NOTE = "Receipt attached"
-GROUP = {"name": "Approvers", "permissions": ["approve_reports", "archive_reports", "export_reports"]}
+GROUP: dict[str, Any] = {"name": "Approvers",
+                         "permissions": ["approve_reports", "archive_reports", "export_reports"]}
 # What the task clicks (data-k of the sample app); the fields a person clicks
 # into before typing are fine too. Anything else clicked is a wrong action.
 TASK_CLICKS = frozenset({
@@ -55,13 +56,13 @@ def demonstrate(cdp_port: int, password: str, pause: float = 0.0) -> None:
         page.wait_for_url("**/dashboard/reports")
         page.get_by_role("link", name="New report").click()
         page.wait_for_url("**/reports/new")
-        type_into(page.locator("#amount"), FORM["amount"])
-        type_into(page.locator("#description"), FORM["description"])
+        type_into(page.locator("#amount"), str(FORM["amount"]))
+        type_into(page.locator("#description"), str(FORM["description"]))
         type_into(page.locator("#merchant"), "Tax")
         page.get_by_role("option", name="Taxi Paris", exact=True).click()
         settle()
         page.locator("#category").click()
-        page.select_option("#category", FORM["category"])
+        page.select_option("#category", str(FORM["category"]))
         settle()
         page.locator("#has-receipt").click()
         note = page.frame_locator("iframe[title=Note]")

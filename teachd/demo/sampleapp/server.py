@@ -66,7 +66,7 @@ class SampleApp:
     @property
     def url(self) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
     def start(self) -> SampleApp:
         self._thread.start()

@@ -39,11 +39,6 @@ class SkillDoc:
     warnings: list[str] = field(default_factory=list)
     repaired: bool = False
 
-    @property
-    def display_name(self) -> str:
-        value = self.metadata.get("display-name")
-        return str(value) if value else self.name
-
 
 def split_frontmatter(text: str) -> tuple[str, str]:
     """Split ``---`` frontmatter from the body; the closing fence is a line of its own."""
