@@ -10,8 +10,8 @@ from typing import Any
 from teachd.demo.sampleapp.server import USER
 
 TASK = "File a report and add approvers"
-FORM: dict[str, str | bool] = {"amount": "42.50", "description": "Taxi from the airport", "merchant_id": "taxi-paris",
-        "category": "travel", "has_receipt": True}
+FORM: dict[str, str | bool] = {"amount": "42.50", "description": "Taxi from the airport",
+                               "merchant_id": "taxi-paris", "category": "travel", "has_receipt": True}
 NOTE = "Receipt attached"
 GROUP: dict[str, Any] = {"name": "Approvers",
                          "permissions": ["approve_reports", "archive_reports", "export_reports"]}
