@@ -84,17 +84,17 @@ class BrowserCapture:
 
     writer: EventWriter
     headless: bool
-    pages: list[Any]
+    pages: list[Page]
     on_secret_mark: Callable[[], None] | None = None
     display: str | None = None
     failures: int = 0  # reports that could not be turned into events (logged; in the stop event)
     frames_written: int = 0
-    pending: list[tuple[Slot, Any, dict[str, Any]]] = field(default_factory=list)
+    pending: list[tuple[Slot, Page | None, dict[str, Any]]] = field(default_factory=list)
 
     def add_tab(self, page: Page) -> None:
         self.tab_of(page)
 
-    def tab_of(self, page: Any) -> int:
+    def tab_of(self, page: Page) -> int:
         if page not in self.pages:
             self.pages.append(page)
         return self.pages.index(page)
@@ -107,14 +107,14 @@ class BrowserCapture:
             log.warning("a %s report from the page was dropped: %s", data.get("kind", "?"),
                         " ".join(str(exc).split())[:200])
 
-    def _handle(self, page: Any, data: dict[str, Any]) -> None:
+    def _handle(self, page: Page | None, data: dict[str, Any]) -> None:
         kind = data.get("kind")
         if kind == "page":
             self.writer.put(
                 "page",
                 url=mask_url(str(data.get("url", "")))[0],
                 title=mask_text(str(data.get("title") or ""))[0],
-                tab=self.tab_of(page),
+                tab=self.tab_of(page) if page is not None else 0,
             )
         elif kind == "click":
             slot = self.writer.reserve("click")
@@ -191,7 +191,7 @@ class BrowserCapture:
         return grab_screen({"x": box["x"] + int(shift.get("x", 0)),
                             "y": box["y"] + int(shift.get("y", 0)), "w": box["w"], "h": box["h"]})
 
-    def _page_crop(self, page: Any, box: dict[str, int]) -> Any:
+    def _page_crop(self, page: Page, box: dict[str, int]) -> Any:
         import io
 
         from PIL import Image

@@ -12,13 +12,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compiler.secrets import mask_url
 from recorder import __version__
 from recorder.browser import BINDING, CAPTURE_JS, BrowserCapture, chromium_path, launch_args
 from recorder.errors import NoDisplay, RecorderError
 from recorder.writer import EventWriter
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 POLL_MS = 50
 log = logging.getLogger("teachd.recorder")
@@ -93,7 +96,7 @@ def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Out
             except PlaywrightError as exc:
                 raise RecorderError(f"Chromium did not start: {str(exc).splitlines()[0]}") from None
             writer = EventWriter(opts.folder)  # t = 0 once the browser is up
-            pages: list[Any] = []
+            pages: list[Page] = []
             capture = BrowserCapture(writer=writer, headless=opts.headless, pages=pages,
                                      display=opts.display)
             def on_close(*_: Any) -> None:

@@ -8,7 +8,6 @@ import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
 from teachd.skills.folder import write_skill_folder
-from teachd.teach.compile import compile_dir, save_compiled, skill_files
 
 
 @click.command("compile")
@@ -20,6 +19,12 @@ from teachd.teach.compile import compile_dir, save_compiled, skill_files
 @pass_app
 def compile_(app: App, recording_dir: Path, out_dir: Path, save: bool, as_json: bool) -> None:
     """Compile a recording into a taught skill folder; same recording, same bytes."""
+    from teachd.teach.compile import (  # the compiler: only when compiling
+        compile_dir,
+        save_compiled,
+        skill_files,
+    )
+
     compiled = compile_dir(recording_dir)
     files = skill_files(compiled)
     folder = write_skill_folder(out_dir, compiled.slug, files)

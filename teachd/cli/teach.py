@@ -16,8 +16,6 @@ import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
 from teachd.errors import BadInput, Conflict, NotFound, TeachdError, component_errors
-from teachd.teach.compile import compile_dir, save_compiled
-from teachd.teach.retention import purge_recordings
 
 
 class TeachLock:
@@ -71,9 +69,9 @@ class TeachLock:
 def _stop_running(app: App, as_json: bool) -> None:
     lock = TeachLock(app.settings.home)
     info = lock.holder()
-    if info is None or not isinstance(info.get("pid"), int):
+    pid = info.get("pid") if info is not None else None
+    if info is None or not isinstance(pid, int):
         raise NotFound("no recording is running")
-    pid = int(info["pid"])  # type: ignore[call-overload]
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + 60
@@ -107,6 +105,8 @@ def teach(app: App, name: str, url: str | None, cdp_port: int | None, headless: 
     if not url.startswith(("http://", "https://")):
         raise BadInput(f"--url must be an http(s) URL, not {url!r}")
     from recorder.record import TeachOptions, new_recording_id, record
+    from teachd.teach.compile import compile_dir, save_compiled
+    from teachd.teach.retention import purge_recordings
 
     settings = app.settings
     lock = TeachLock(settings.home)

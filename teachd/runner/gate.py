@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Protocol
 
@@ -85,7 +85,7 @@ class Gate:
     saved_rules: frozenset[str] = frozenset()
     loaded: dict[str, Approval] = field(default_factory=dict)
     log: list[dict[str, object]] = field(default_factory=list)
-    _ids: Iterable[int] = field(default_factory=lambda: itertools.count(1))
+    _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
     def load(self, slug: str, approval: Approval) -> None:
         self.loaded[slug] = approval
@@ -107,7 +107,7 @@ class Gate:
             else:
                 self.log.append({"action": action.__dict__, "decision": "allowed without asking"})
                 return
-        request = Request(next(self._ids), action, skills, reason)  # type: ignore[call-overload]
+        request = Request(next(self._ids), action, skills, reason)
         answer = self.approver.ask(request)
         granted = answer.request_id == request.id and answer.allow
         self.log.append({"action": action.__dict__, "skills": list(skills), "reason": reason,

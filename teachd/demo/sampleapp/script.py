@@ -5,9 +5,12 @@ Chromium's DevTools port with real mouse and key events, as a person would
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from teachd.demo.sampleapp.server import USER
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator
 
 TASK = "File a report and add approvers"
 FORM: dict[str, str | bool] = {"amount": "42.50", "description": "Taxi from the airport",
@@ -35,13 +38,13 @@ def demonstrate(cdp_port: int, password: str, pause: float = 0.0) -> None:
     with sync_playwright() as pw:
         browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{cdp_port}")
         context = browser.contexts[0]
-        page: Any = context.pages[0]
+        page = context.pages[0]
         page.wait_for_selector("#email")
 
         def settle() -> None:
             page.wait_for_timeout(int(pause * 1000) + 50)  # the recorder's bindings run meanwhile
 
-        def type_into(target: Any, text: str, replace: bool = False) -> None:
+        def type_into(target: Locator, text: str, replace: bool = False) -> None:
             target.click()
             if replace:
                 page.keyboard.press("Control+a")
