@@ -40,18 +40,40 @@ def env(home: Path, tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture
 def cli(env: dict[str, str], tmp_path: Path) -> Callable[..., Result]:
-    """The real command line, in a subprocess, as a user runs it."""
+    """The real command line — the same ``main()`` a shell runs — in-process,
+    under click's isolation of stdin, stdout, stderr and the environment:
+    no Python start-up per call. (Tests of processes — teach, run — spawn.)"""
+    from click.testing import CliRunner
+
+    from teachd.cli import main
 
     def run(*args: str, input: str | None = None, cwd: Path | None = None, **extra: str) -> Result:
-        p = subprocess.run(
-            [sys.executable, "-m", "teachd", *args],
-            capture_output=True,
-            text=True,
-            input=input,
-            env=env | extra,
-            cwd=cwd or tmp_path,
-            timeout=120,
-        )
+        full = env | extra
+        overrides: dict[str, str | None] = {**full, **{k: None for k in os.environ if k not in full}}
+        here = os.getcwd()
+        os.chdir(cwd or tmp_path)
+        try:
+            with CliRunner().isolation(input=input, env=overrides) as (out, err, _both):
+                try:
+                    main(list(args))
+                    code = 0
+                except SystemExit as exc:
+                    code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+                return Result(code, out.getvalue().decode(), err.getvalue().decode())
+        finally:
+            os.chdir(here)
+
+    return run
+
+
+@pytest.fixture
+def cli_process(env: dict[str, str], tmp_path: Path) -> Callable[..., Result]:
+    """The command line as a separate process, for what only a process shows
+    (start-up, signals, `python -m teachd`)."""
+
+    def run(*args: str, input: str | None = None, **extra: str) -> Result:
+        p = subprocess.run([sys.executable, "-m", "teachd", *args], capture_output=True, text=True,
+                           input=input, env=env | extra, cwd=tmp_path, timeout=120)
         return Result(p.returncode, p.stdout, p.stderr)
 
     return run

@@ -98,7 +98,7 @@ def test_versions_restore_disable_enable_delete(cli, skill_dir: Path) -> None:
     assert cli("skills", "disable", "receipts").code == 0
     assert json.loads(cli("skills", "manifest", "--json").out) == []
     r = cli("skills", "load", "receipts")
-    assert r.code != 0 and "disabled" in r.err
+    assert r.code == 5 and "disabled" in r.err  # Conflict
     cli("skills", "enable", "receipts")
     manifest = json.loads(cli("skills", "manifest", "--json").out)
     assert manifest == [{"slug": "receipts", "name": "receipts",
@@ -188,3 +188,11 @@ def test_store_skill_readable_by_url_and_db_has_no_clear_text(cli, skill_dir, ho
     raw = all_bytes_under(home)
     for text in (b"How to file.", b"the user sends receipts", b"# Receipts"):
         assert text not in raw
+
+
+def test_the_command_runs_as_a_process_with_its_exit_codes(cli_process) -> None:
+    assert cli_process("skills", "list", "--json").code == 0
+    missing = cli_process("skills", "show", "taught-nope")
+    assert missing.code == 3 and missing.err.startswith("teachd: error:") and "Traceback" not in missing.err
+    bad = cli_process("teach", "x", "--url", "ftp://example.com/")
+    assert bad.code == 2 and "http(s)" in bad.err

@@ -44,10 +44,11 @@ def test_saved_rule_works_only_where_no_skill_gates() -> None:
     gate = Gate(approver, run_setting="ask", saved_rules=frozenset({"run_command"}))
     gate.check(Action("run_command", "ls"))  # no request: the saved rule allows it
     assert approver.requests == []
-    gate.load("s", Approval(True, ("run_command",)))
+    approver.answers.append("deny")
+    gate.load("s", Approval(True, ("run_command",)))  # the same gate, now with a skill that gates it
     with pytest.raises(PolicyStop):
-        Gate(Scripted("deny"), "ask", frozenset({"run_command"}), {"s": Approval(True, ("run_command",))}).check(
-            Action("run_command", "ls"))
+        gate.check(Action("run_command", "ls"))
+    assert [r.skills for r in approver.requests] == [("s",)]  # it asked, naming the skill
 
 
 def test_an_answer_for_another_request_is_not_reused() -> None:

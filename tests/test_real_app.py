@@ -18,7 +18,6 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -87,14 +86,14 @@ def django_admin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DjangoAdm
         server.wait(10)
 
 
-def demonstrate(cdp_port: int, admin: DjangoAdmin) -> None:
+def demonstrate(teach: Teach) -> None:
     """A person signs in and creates the group, over the DevTools port."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{cdp_port}")
+        browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{teach.cdp_port}")
         context = browser.contexts[0]
-        page: Any = context.pages[0]
+        page = context.pages[0]
         page.wait_for_selector("#id_username")
 
         def type_into(selector: str, text: str, replace: bool = False) -> None:
@@ -102,7 +101,6 @@ def demonstrate(cdp_port: int, admin: DjangoAdmin) -> None:
             if replace:
                 page.keyboard.press("Control+a")
             page.keyboard.type(text, delay=15)
-            page.wait_for_timeout(80)
 
         type_into("#id_username", "admin")
         type_into("#id_password", ADMIN_PASSWORD)
@@ -116,12 +114,11 @@ def demonstrate(cdp_port: int, admin: DjangoAdmin) -> None:
         for query, label in PERMS.items():
             type_into("#id_permissions_input", query, replace=True)
             page.get_by_role("option", name=label).click()
-            page.wait_for_timeout(80)
             page.get_by_role("button", name="Choose selected permissions").click()
-            page.wait_for_timeout(80)
         page.get_by_role("button", name="Save", exact=True).click()
         page.wait_for_url("**/admin/auth/group/")
-        page.wait_for_timeout(300)
+        teach.wait_for(lambda evs: sum(e["type"] == "page" and e["url"].endswith("/admin/auth/group/")
+                                       for e in evs) >= 2)  # the list, and the list after saving
         for p in context.pages:
             p.close()
 
@@ -131,7 +128,7 @@ def test_django_admin_task_taught_once_replays_on_the_unchanged_app(django_admin
     env = teachd_env(tmp_path / "home", tmp_path)
     (tmp_path / "home").mkdir(mode=0o700)
     teach = Teach(env, TASK, django_admin.url + "/admin/login/", "--headless", "--no-os-input")
-    demonstrate(teach.cdp_port, django_admin)
+    demonstrate(teach)
     code, out, err = teach.finish()
     assert code == 0, err
     assert json.loads(out)["slug"] == SLUG

@@ -32,7 +32,7 @@ def test_deny_and_eof_abort_before_any_effect(taught) -> None:
     with SampleApp(password=PASSWORD, port=port) as app:
         for stdin in ("deny\n", "", "once\nonce\nonce\n"):
             code, out, err = replay(env, stdin=stdin)
-            assert code != 0 and out["status"] == "aborted", out
+            assert code == 1 and out["status"] == "aborted", out
             assert "required by skill " + SLUG in err
         assert app.state.reports == []
         assert not app.state.sessions  # the third run stopped before signing in
@@ -67,7 +67,7 @@ def test_profile_binding(taught, cli_env_runner, tmp_path) -> None:
             code, out, err = replay(env, "--profile", "finance", stdin="deny\n")
             assert out["status"] == "aborted"  # bound to the profile, its gate still holds
             p = cli_env_runner(env, "run", SLUG, "--headless", "--profile", "other")
-            assert p.returncode != 0 and "not bound" in p.stderr
+            assert p.returncode == 3 and "not bound" in p.stderr  # not found among the profile's skills
             assert app.state.reports == []
     finally:
         (home / "config.yaml").unlink()
@@ -104,22 +104,22 @@ def test_feedback_appends_history_and_counts_per_version(taught, cli_env_runner)
     ran = next(v for v in versions if v["version"] == version)
     assert ran["success"] >= 1
     bad = cli_env_runner(env, "feedback", "run-nope", "--skill", "taught-other", "success")
-    assert bad.returncode != 0
+    assert bad.returncode == 3  # no such skill
 
 
 def test_bad_run_input_is_one_line(taught, cli_env_runner) -> None:
     env, port = taught
-    cases = [
-        ({"TEACHD_CHROMIUM": "/nonexistent"}, ["--headless"], "Chromium not found"),
-        ({}, ["--headless", "--param", "bogus=1"], "unknown parameter"),
-        ({}, ["--headless", "--param", "novalue"], "NAME=VALUE"),
-        ({"DISPLAY": ""}, [], "no display"),
+    cases = [  # (environment, arguments, exit code, message)
+        ({"TEACHD_CHROMIUM": "/nonexistent"}, ["--headless"], 69, "Chromium not found"),
+        ({}, ["--headless", "--param", "bogus=1"], 2, "unknown parameter"),
+        ({}, ["--headless", "--param", "novalue"], 2, "NAME=VALUE"),
+        ({"DISPLAY": ""}, [], 69, "no display"),
     ]
-    for extra, args, message in cases:
+    for extra, args, exit_code, message in cases:
         e = {k: v for k, v in {**env, **extra}.items() if v}
         p = cli_env_runner(e, "run", SLUG, *args)
         lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
-        assert p.returncode != 0 and len(lines) == 1 and message in lines[0], p.stderr
+        assert p.returncode == exit_code and len(lines) == 1 and message in lines[0], p.stderr
     assert cli_env_runner(env, "run", "taught-missing", "--headless").returncode == 3
 
 

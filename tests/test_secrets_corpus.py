@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from compiler.secrets import MARK, field_hint, looks_secret, mask_text, mask_url
+from compiler.skill import compile_recording
+from tests.compiler_helpers import recording, target
 
 # (kind, value) — made up for this test; none is a real credential.
 SECRETS = [
@@ -82,8 +84,15 @@ def test_corpus_recall_is_total_and_benign_values_are_kept(capsys) -> None:
 def test_masking_leaves_no_trace_of_the_secret(kind: str, value: str) -> None:
     text = f"before {value} after"
     masked, n = mask_text(text)
-    if kind == "password":  # free-standing passwords are found by shape of the whole value
+    if kind == "password":
+        # A free-standing password is found by the shape of the whole value: as
+        # a plain field's value it becomes a secret, and no compiled file holds it.
         assert looks_secret(value)
+        rec = recording([{"type": "input", "target": target("Note", tag="input", role="textbox"),
+                          "value": value}])
+        compiled = compile_recording(rec)
+        everything = compiled.body + "".join(compiled.references.values()) + compiled.description
+        assert value not in everything and "{{secret:note}}" in compiled.body
         return
     assert n >= 1, kind
     assert MARK in masked

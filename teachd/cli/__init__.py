@@ -28,6 +28,7 @@ def cli(ctx: click.Context, verbose: bool) -> None:
         level=logging.INFO if verbose else logging.WARNING,
         format="teachd: %(message)s",
         stream=sys.stderr,
+        force=True,  # one command, one configuration (also when called in-process)
     )
     ctx.ensure_object(App)
 

@@ -77,7 +77,7 @@ def run_demo(say: Callable[[str], None], settings: Settings, home: Path | None =
             f"({'headless' if headless else 'Chromium on display ' + str(disp)})…")
         with SampleApp(password=password, port=port) as app:
             teach = TeachProcess(env, TASK, app.url + "/login", *flags)
-            demonstrate(teach.cdp_port, password, pause=0.1)
+            demonstrate(teach, password, pause=0.1)
             code, out, err = teach.finish()
             if code != 0:
                 raise Failed("the recording failed: " + " ".join(err.split())[-300:])

@@ -3,6 +3,7 @@ how the demo (and the tests) play the person over the DevTools port."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -10,7 +11,9 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from teachd.errors import Failed
 
@@ -54,6 +57,23 @@ class TeachProcess:
                 self.proc.kill()
                 raise Failed("the recorder did not start: "
                              + " ".join("".join(self.err_lines).split())[-300:])
+
+    def events(self) -> list[dict[str, Any]]:
+        """The events written so far (a torn last line is left out)."""
+        out = []
+        for line in (self.recording_dir / "events.jsonl").read_text(encoding="utf-8").splitlines():
+            with contextlib.suppress(ValueError):
+                out.append(json.loads(line))
+        return out
+
+    def wait_for(self, written: Callable[[list[dict[str, Any]]], bool], timeout: float = 15) -> None:
+        """Until the recorder has written what ``written`` looks for: a person
+        waits to see the step land, not a fixed time."""
+        deadline = time.monotonic() + timeout
+        while not written(self.events()):
+            if time.monotonic() > deadline:
+                raise Failed("the recorder did not write the expected event in time")
+            time.sleep(0.05)
 
     def finish(self, timeout: float = 90) -> tuple[int, str, str]:
         out, err = self.proc.communicate(timeout=timeout)

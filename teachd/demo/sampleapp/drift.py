@@ -128,7 +128,7 @@ def teach_task(home: Path, password: str, env: dict[str, str] | None = None) -> 
     with SampleApp(password=password, port=port) as app:
         teach = TeachProcess(env or teachd_env(home), TASK, app.url + "/login", "--headless",
                              "--no-os-input")
-        demonstrate(teach.cdp_port, password)
+        demonstrate(teach, password)
         code, out, err = teach.finish()
         if code != 0 or len(app.state.reports) != 1 or len(app.state.groups) != 1:
             raise RuntimeError("teaching the sample task failed: " + " ".join(err.split())[-400:])

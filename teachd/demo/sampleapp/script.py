@@ -12,6 +12,8 @@ from teachd.demo.sampleapp.server import USER
 if TYPE_CHECKING:
     from playwright.sync_api import Locator
 
+    from teachd.teach.process import TeachProcess
+
 TASK = "File a report and add approvers"
 FORM: dict[str, str | bool] = {"amount": "42.50", "description": "Taxi from the airport",
                                "merchant_id": "taxi-paris", "category": "travel", "has_receipt": True}
@@ -29,20 +31,21 @@ FIELDS = frozenset({"login.email", "login.password", "report.amount", "report.de
                     "report.merchant", "report.category", "note.field", "group.name", "perm.filter"})
 
 
-def demonstrate(cdp_port: int, password: str, pause: float = 0.0) -> None:
+def demonstrate(teach: TeachProcess, password: str, pause: float = 0.0) -> None:
     """Sign in, file a report (type-ahead, select, checkbox, a note in an
     iframe), then create a group through the filter-and-choose lists and open
     the audit log in a new tab; then close the browser."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{cdp_port}")
+        browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{teach.cdp_port}")
         context = browser.contexts[0]
         page = context.pages[0]
         page.wait_for_selector("#email")
 
         def settle() -> None:
-            page.wait_for_timeout(int(pause * 1000) + 50)  # the recorder's bindings run meanwhile
+            if pause:  # a person's pace, for the demo's viewers; the recording needs none
+                page.wait_for_timeout(int(pause * 1000))
 
         def type_into(target: Locator, text: str, replace: bool = False) -> None:
             target.click()
@@ -94,6 +97,8 @@ def demonstrate(cdp_port: int, password: str, pause: float = 0.0) -> None:
         with context.expect_page() as new_tab:
             page.get_by_role("link", name="Open audit log").click()
         new_tab.value.wait_for_load_state()
-        new_tab.value.wait_for_timeout(300 + int(pause * 1000))
+        teach.wait_for(lambda evs: any(e["type"] == "page" and e.get("url", "").endswith("/audit")
+                                       for e in evs))
+        settle()
         for p in context.pages:
             p.close()
