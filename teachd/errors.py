@@ -2,7 +2,7 @@
 and the compiler's failures join it.
 
 Every failure a user can cause is a ``TeachdError``; the CLI turns it into one
-line on stderr and an exit code, the daemon into an HTTP status. Each exit
+line on stderr and an exit code (and, once the daemon exists, an HTTP status). Each exit
 code means one thing. Anything else escaping is a bug and is reported as such.
 
     TeachdError                     (never raised bare)

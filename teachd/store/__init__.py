@@ -1,7 +1,9 @@
 """The versioned, encrypted skill store.
 
-``open_store(settings)`` picks the backend (SQLite in ``TEACHD_HOME``, or
-PostgreSQL from ``TEACHD_DB_URL``), checks the key and applies migrations.
+``open_store(settings)`` opens the embedded SQLite database in
+``TEACHD_HOME``, checks the key and applies migrations. ``TEACHD_DB_URL``
+(PostgreSQL, for teams) is refused with a clear message until that backend
+is built.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 named migrations recorded in a table.
 
 SQL in teachd is written once with ``?`` placeholders; a backend translates
-what it must. ``SQLiteDatabase`` is the embedded default; PostgreSQL is a
-second implementation of the same small interface.
+what it must. ``SQLiteDatabase`` is the only backend today; a PostgreSQL
+one is meant to be a second implementation of the same small interface.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Named schema migrations, applied once each and recorded in ``migrations``.
 
-Portable SQL (SQLite and PostgreSQL): BLOB is mapped to BYTEA by the
-PostgreSQL backend. Append new migrations; never edit an applied one.
+Kept to portable SQL, so that a PostgreSQL backend (not built yet) can apply
+the same list, with BLOB as BYTEA. Append new migrations; never edit an
+applied one.
 """
 
 MIGRATIONS: list[tuple[str, str]] = [
