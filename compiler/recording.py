@@ -15,7 +15,8 @@ from typing import Any
 
 FORMAT_VERSION = 1
 EVENT_TYPES = frozenset(
-    {"start", "page", "click", "input", "key", "scroll", "os_click", "os_key", "stop"}
+    {"start", "page", "click", "input", "key", "scroll", "os_click", "os_key", "pause", "resume", "undo",
+     "stop"}
 )
 
 

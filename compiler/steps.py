@@ -43,6 +43,7 @@ class Step:
     title: str | None = None  # the page's title when the step happens
     doc: int = 0  # which document (navigation) of the recording the step acted in
     extra: dict[str, Any] = field(default_factory=dict)
+    seqs: set[int] = field(default_factory=set)  # the events folded into this step
 
 
 def _norm(value: Any) -> str:
@@ -95,8 +96,16 @@ def to_steps(rec: Recording) -> list[Step]:
     url, tab, title, doc = rec.start_url, 0, None, 0
     cause: Step | None = steps[0]  # the step the next navigation belongs to
     last_page_t = 0
+    undone: set[int] = set()
     for e in rec.events:
         kind = e["type"]
+        if kind == "undo":
+            if isinstance(e.get("undoes"), int):
+                undone.add(int(e["undoes"]))
+            continue
+        if kind == "pause":
+            cause = None  # whatever the person does while paused is not a step's doing
+            continue
         if kind == "page":
             # Every committed navigation, reload or client-side route change is
             # a new document: an element seen before it is not the same element.
@@ -118,7 +127,21 @@ def to_steps(rec: Recording) -> list[Step]:
             continue
         if kind in _ACTIONS and _apply_action(steps, e, url, tab, title, doc):
             cause = steps[-1]
-    return steps
+            cause.seqs.add(int(e["seq"]))
+    return _without_undone(steps, undone) if undone else steps
+
+
+def _without_undone(steps: list[Step], undone: set[int]) -> list[Step]:
+    """The steps the person took back, gone. Where one had led to another
+    page, the replay still has to get there: it becomes a plain ``goto``."""
+    out: list[Step] = []
+    for step in steps:
+        if not step.seqs & undone:
+            out.append(step)
+        elif step.expect_url is not None:
+            out.append(Step(action="goto", url=step.expect_url, t=step.t, tab=step.expect_tab or step.tab,
+                            doc=step.doc, expect_url=step.expect_url, expect_title=step.expect_title))
+    return out
 
 
 def same_element(a: Step, b: Step) -> bool:
@@ -169,7 +192,7 @@ def _apply_action(
         if same and last.action in ("type", "select") and step.action == last.action:
             last.value, last.masked, last.t = step.value, step.masked or last.masked, step.t
         elif same and last.action == "click" and step.action in ("type", "select"):
-            step.frame, step.frame_fp = last.frame, last.frame_fp
+            step.frame, step.frame_fp, step.seqs = last.frame, last.frame_fp, set(last.seqs)
             steps[-1] = step  # the click only focused the field
         elif same and last.action == "click" and step.action == "check":
             last.action, last.checked = "check", step.checked

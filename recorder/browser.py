@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from compiler.fingerprint import fingerprint_image
 from compiler.secrets import field_hint, looks_secret, mask_text, mask_url
+from compiler.steps import is_step_key
+from recorder.bar import COMMANDS, Bar, step_toast
 from recorder.crops import black_out, crop_box, grab_screen, to_png
 from recorder.errors import BrowserMissing
-from recorder.writer import EventWriter, Slot
+from recorder.writer import EventWriter, Slot, Ticket
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -85,6 +87,7 @@ class BrowserCapture:
     writer: EventWriter
     headless: bool
     pages: list[Page]
+    bar: Bar
     on_secret_mark: Callable[[], None] | None = None
     display: str | None = None
     failures: int = 0  # reports that could not be turned into events (logged; in the stop event)
@@ -99,16 +102,25 @@ class BrowserCapture:
             self.pages.append(page)
         return self.pages.index(page)
 
-    def on_emit(self, source: dict[str, Any], data: dict[str, Any]) -> None:
+    def on_emit(self, source: dict[str, Any], data: dict[str, Any]) -> dict[str, Any] | None:
+        """One report from a page; what it returns goes back to the page's bar."""
         try:
-            self._handle(source.get("page"), data)
+            return self._handle(source.get("page"), data)
         except Exception as exc:  # one bad report must not stop the recording: say so, count it
             self.failures += 1
             log.warning("a %s report from the page was dropped: %s", data.get("kind", "?"),
                         " ".join(str(exc).split())[:200])
+            return None
 
-    def _handle(self, page: Page | None, data: dict[str, Any]) -> None:
-        kind = data.get("kind")
+    def _handle(self, page: Page | None, data: dict[str, Any]) -> dict[str, Any] | None:
+        kind = str(data.get("kind"))
+        if kind in COMMANDS:
+            if kind == "mark" and self.on_secret_mark:
+                self.on_secret_mark()
+            return self.bar.command(kind, data)
+        if kind in ("click", "input", "key") and self.bar.paused:
+            return {"toast": "Paused: not recorded", "paused": True}
+        target = _scrub_target(data.get("target"))
         if kind == "page":
             self.writer.put(
                 "page",
@@ -123,20 +135,20 @@ class BrowserCapture:
                 self._fill_click(slot, data, self._screen_crop(data, box), box)
             else:  # Playwright calls cannot run inside a binding callback
                 self.pending.append((slot, page, data))
+            return self.bar.captured(slot.ticket, step_toast("click", target))
         elif kind == "input":
-            self._input(data)
+            ticket, masked = self._input(data)
+            checked = bool(data["checked"]) if "checked" in data else None
+            return self.bar.captured(ticket, step_toast("input", target, masked=masked, checked=checked))
         elif kind == "key":
-            self.writer.put(
-                "key",
-                key=str(data.get("key", "")),
-                modifiers=data.get("modifiers") or [],
-                url=mask_url(str(data.get("url", "")))[0],
-                target=_scrub_target(data.get("target")),
-            )
-        elif kind == "mark" and self.on_secret_mark:
-            self.on_secret_mark()
+            key, modifiers = str(data.get("key", "")), list(data.get("modifiers") or [])
+            ticket = self.writer.put("key", key=key, modifiers=modifiers,
+                                     url=mask_url(str(data.get("url", "")))[0], target=target)
+            if is_step_key(key, tuple(modifiers)):
+                return self.bar.captured(ticket, step_toast("key", target, keys="+".join([*modifiers, key])))
+        return None
 
-    def _input(self, data: dict[str, Any]) -> None:
+    def _input(self, data: dict[str, Any]) -> tuple[Ticket, bool]:
         target = data.get("target") or {}
         value = data.get("value")
         sensitive = bool(data.get("masked") or target.get("sensitive") or field_hint(target))
@@ -151,7 +163,7 @@ class BrowserCapture:
                 fields["option_text"] = mask_text(str(data["option_text"]))[0]
         if "checked" in data:
             fields["checked"] = bool(data["checked"])
-        self.writer.put("input", **fields)
+        return self.writer.put("input", **fields), sensitive
 
     def _screen_crops(self) -> bool:
         return not self.headless and bool(self.display)

@@ -7,7 +7,14 @@
   window.__teachdInstalled = true;
   // Without the recorder's binding (a replay), only the describer is installed.
   const recording = typeof window.__teachdEmit === "function";
-  const emit = (data) => { try { window.__teachdEmit(data); } catch (e) { /* page closing */ } };
+  // Every report goes to the recorder; what comes back (a toast, the bar's
+  // state) is for the recording bar.
+  const emit = (data) => {
+    try {
+      const answer = window.__teachdEmit(data);
+      if (answer && answer.then) answer.then((r) => r && window.__teachdBarAnswer && window.__teachdBarAnswer(r), () => {});
+    } catch (e) { /* page closing */ }
+  };
   const SENSITIVE_AC = new Set(["current-password", "new-password", "one-time-code", "cc-number", "cc-csc", "cc-exp"]);
   const INTERACTIVE = "button, a[href], input, select, textarea, summary, option, [role=button], [role=link], " +
     "[role=checkbox], [role=radio], [role=switch], [role=tab], [role=menuitem], [role=option], " +
@@ -302,8 +309,10 @@
     return;
   }
 
+  const BAR = installBar();
+  const isBar = (t) => BAR.owns(t);
   const sensitiveBoxes = () => Array.from(document.querySelectorAll("input, textarea, [contenteditable]"))
-    .filter(isSensitive).map(rect).filter((r) => r.w > 0 && r.h > 0);
+    .filter(isSensitive).map(rect).filter((r) => r.w > 0 && r.h > 0).concat(BAR.boxes());
 
   // Typing is sent once the person pauses, leaves the field, or acts elsewhere,
   // so a half-typed value (say, the start of a token) is not written.
@@ -318,8 +327,10 @@
     else emit({ kind: "input", target: d, value: el.isContentEditable ? el.innerText : el.value });
   };
   const flushAll = () => Array.from(pending.keys()).forEach(flush);
+  window.__teachdFlushAll = flushAll;
 
   document.addEventListener("pointerdown", (e) => {
+    if (isBar(e.target)) return; // the bar's own buttons are never a step
     flushAll();
     const el = retarget(e.target);
     if (!el || el.nodeType !== 1) return;
@@ -332,7 +343,7 @@
 
   document.addEventListener("input", (e) => {
     const el = e.target;
-    if (!el || el.nodeType !== 1) return;
+    if (!el || el.nodeType !== 1 || isBar(el)) return;
     const tag = el.tagName;
     const type = (el.getAttribute("type") || "").toLowerCase();
     if (tag === "SELECT" || type === "checkbox" || type === "radio") return; // sent on change
@@ -344,7 +355,7 @@
 
   document.addEventListener("change", (e) => {
     const el = e.target;
-    if (!el || el.nodeType !== 1) return;
+    if (!el || el.nodeType !== 1 || isBar(el)) return;
     for (const other of Array.from(pending.keys())) if (other !== el) flush(other);
     const type = (el.getAttribute("type") || "").toLowerCase();
     if (el.tagName === "SELECT") {
@@ -357,7 +368,14 @@
     }
   }, true);
 
-  document.addEventListener("focusout", (e) => flush(e.target), true);
+  document.addEventListener("focusout", (e) => { flush(e.target); BAR.blurred(e.target); }, true);
+  document.addEventListener("focusin", (e) => {
+    if (isBar(e.target)) return;
+    if (BAR.armedFor(e.target)) { markSecret(e.target); emit({ kind: "mark" }); }
+    BAR.focused(e.target);
+  }, true);
+  function markSecret(el) { el.dataset.teachdSecret = "1"; pending.delete(el); BAR.focused(el); }
+  window.__teachdMarkSecret = markSecret;
 
   // Keys that act rather than type; characters reach the recording only as
   // the field's final value (and never from a sensitive field).
@@ -366,10 +384,11 @@
   const EDIT_KEYS = new Set(["Backspace", "Delete", "ArrowLeft", "ArrowRight", "Home", "End"]);
   const CLIPBOARD = new Set(["c", "v", "x", "C", "V", "X", "Insert"]);
   document.addEventListener("keydown", (e) => {
+    if (isBar(e.target)) return;
     if (e.ctrlKey && e.altKey && (e.key === "s" || e.key === "S")) {
       // the recorder's "secret" hotkey: the focused field's value is never recorded
       const el = document.activeElement;
-      if (el && el !== document.body) { el.dataset.teachdSecret = "1"; pending.delete(el); emit({ kind: "mark" }); }
+      if (el && el !== document.body) { markSecret(el); emit({ kind: "mark" }); }
       e.preventDefault();
       return;
     }
@@ -398,4 +417,147 @@
   }
   window.addEventListener("popstate", () => setTimeout(pageEvent, 0));
   window.addEventListener("beforeunload", flushAll);
+
+  // The recording bar: one per tab (frames get only the lock marker), in a
+  // closed shadow root on a host that is aria-hidden and position:fixed, so
+  // the page's layout, styles and accessibility tree are as without it.
+  function installBar() {
+    const top = window === window.top;
+    let host = null, root = null, armed = false, collapsed = false, paused = false;
+    const q = (sel) => root && root.querySelector(sel);
+    const fillable = (el) => el && el.nodeType === 1 && (el.isContentEditable || el.tagName === "TEXTAREA" ||
+      (el.tagName === "INPUT" && !["button", "submit", "reset", "checkbox", "radio", "file", "image", "hidden",
+        "range", "color"].includes((el.getAttribute("type") || "text").toLowerCase())));
+    const CSS_TEXT = `
+      .bar { position: fixed; right: 16px; bottom: 16px; z-index: 2147483647; font: 13px/1.35 system-ui, sans-serif;
+        background: #1f2430; color: #fff; border-radius: 10px; box-shadow: 0 4px 18px rgba(0,0,0,.35);
+        padding: 8px 10px; width: 340px; box-sizing: border-box; user-select: none; }
+      .head { display: flex; align-items: center; gap: 6px; cursor: move; }
+      .dot { width: 10px; height: 10px; border-radius: 50%; background: #e53935; flex: none; }
+      .paused .dot { background: #9e9e9e; }
+      .title { flex: 1; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+      .controls { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 7px; }
+      button { font: inherit; color: #fff; background: #3a4152; border: 1px solid #5a6275; border-radius: 6px;
+        padding: 3px 8px; cursor: pointer; }
+      button:hover { background: #4a5268; }
+      button.stop { background: #b3261e; border-color: #d04a43; }
+      .collapse { padding: 0 7px; }
+      .toast { margin-top: 7px; min-height: 1.3em; color: #cfe3ff; }
+      .lock { margin-top: 5px; color: #ffd166; display: none; }
+      .collapsed .controls, .collapsed .toast, .collapsed .lock { display: none; }
+      .badge { position: fixed; z-index: 2147483647; font: 12px system-ui, sans-serif; background: #ffd166;
+        color: #000; border-radius: 4px; padding: 1px 5px; display: none; pointer-events: none; }`;
+    const build = () => {
+      if (host || !document.documentElement) return;
+      host = document.createElement("teachd-recorder");
+      host.setAttribute("aria-hidden", "true");
+      host.style.cssText = "all: initial; position: fixed; top: 0; left: 0; width: 0; height: 0; z-index: 2147483647;";
+      root = host.attachShadow({ mode: "closed" });
+      root.innerHTML = `<style>${CSS_TEXT}</style>` + (top ? `<div class="bar"><div class="head">
+          <span class="dot"></span><span class="title">Recording</span>
+          <button class="collapse" title="Collapse or expand">–</button></div>
+        <div class="controls"><button class="pause">Pause</button><button class="mark">Mark next field secret</button>
+          <button class="undo">Undo last step</button><button class="stop">Stop</button></div>
+        <div class="lock">Masked field: its value is never recorded</div>
+        <div class="toast"></div></div>` : "") + `<div class="badge">masked</div>`;
+      // Clicking the bar must not take focus from the field being worked on.
+      root.addEventListener("mousedown", (e) => e.preventDefault());
+      root.addEventListener("click", (e) => { e.stopPropagation(); onButton(e); });
+      document.documentElement.appendChild(host);
+      if (top) { wireDrag(); emit({ kind: "hello" }); }
+    };
+    const onButton = (e) => {
+      const b = e.target.closest && e.target.closest("button");
+      if (!b) return;
+      window.__teachdFlushAll(); // typing so far belongs before pause, undo or stop
+      if (b.classList.contains("pause")) emit({ kind: paused ? "resume" : "pause" });
+      else if (b.classList.contains("undo")) emit({ kind: "undo" });
+      else if (b.classList.contains("stop")) emit({ kind: "stop" });
+      else if (b.classList.contains("collapse")) { collapsed = !collapsed; show(); sendGeometry(); }
+      else if (b.classList.contains("mark")) {
+        const el = document.activeElement;
+        if (fillable(el)) window.__teachdMarkSecret(el);
+        else { armed = true; for (let i = 0; i < window.frames.length; i++) window.frames[i].postMessage({ __teachd: "arm" }, "*"); }
+        emit({ kind: "mark" });
+      }
+    };
+    const sendGeometry = () => {
+      const bar = q(".bar");
+      const r = bar.getBoundingClientRect();
+      emit({ kind: "bar", collapsed, position: bar.style.left ? { x: r.left, y: r.top } : null });
+    };
+    const place = (pos) => {
+      const bar = q(".bar");
+      if (!bar || !pos) return;
+      bar.style.left = Math.max(0, Math.min(pos.x, innerWidth - 60)) + "px";
+      bar.style.top = Math.max(0, Math.min(pos.y, innerHeight - 30)) + "px";
+      bar.style.right = "auto"; bar.style.bottom = "auto";
+    };
+    const wireDrag = () => {
+      const head = q(".head");
+      let start = null;
+      head.addEventListener("pointerdown", (e) => {
+        if (e.target.closest("button")) return;
+        const r = q(".bar").getBoundingClientRect();
+        start = { dx: e.clientX - r.left, dy: e.clientY - r.top };
+        head.setPointerCapture(e.pointerId);
+      });
+      head.addEventListener("pointermove", (e) => { if (start) place({ x: e.clientX - start.dx, y: e.clientY - start.dy }); });
+      head.addEventListener("pointerup", () => { if (start) { start = null; sendGeometry(); } });
+    };
+    const show = () => {
+      const bar = q(".bar");
+      if (!bar) return;
+      bar.classList.toggle("collapsed", collapsed);
+      bar.classList.toggle("paused", paused);
+      q(".pause").textContent = paused ? "Resume" : "Pause";
+    };
+    const toast = (text) => {
+      const el = q(".toast");
+      if (!el) { if (!top) window.top.postMessage({ __teachdToast: String(text) }, "*"); return; }
+      el.textContent = "";
+      // **bold** as the compiler writes names; built as nodes, never as HTML
+      String(text).replace(/\\(.)/g, "$1").split("**").forEach((part, i) => {
+        const node = i % 2 ? document.createElement("b") : document.createTextNode(part);
+        if (i % 2) node.textContent = part;
+        el.appendChild(node);
+      });
+    };
+    window.__teachdBarAnswer = (r) => {
+      if (typeof r.paused === "boolean" && "name" in r) paused = r.paused;
+      if ("name" in r) {
+        collapsed = !!r.collapsed;
+        const title = q(".title");
+        if (title) title.textContent = (paused ? "Paused: " : "Recording ") + "“" + r.name + "”";
+        place(r.position);
+        if (!r.toast && r.recent && r.recent.length) toast(r.recent[r.recent.length - 1]);
+        show();
+      }
+      if (r.toast) toast(r.toast);
+    };
+    window.addEventListener("message", (e) => {
+      if (!e.data || e.source === window) return;
+      if (top && typeof e.data.__teachdToast === "string") toast(e.data.__teachdToast.slice(0, 300));
+      if (!top && e.data.__teachd === "arm") armed = true;
+    });
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", build, { once: true });
+    else build();
+    return {
+      owns: (t) => !!host && t === host,
+      boxes: () => { const bar = q(".bar"); return bar ? [rect(bar)] : []; },
+      armedFor: (el) => { if (armed && fillable(el)) { armed = false; return true; } return false; },
+      focused: (el) => {
+        const badge = q(".badge"), lock = q(".lock");
+        const masked = isSensitive(el) && fillable(el);
+        if (lock) lock.style.display = masked ? "block" : "none";
+        if (!badge) return;
+        if (!masked) { badge.style.display = "none"; return; }
+        const r = el.getBoundingClientRect();
+        badge.style.display = "block";
+        badge.style.left = Math.max(0, r.right - 70) + "px";
+        badge.style.top = Math.max(0, r.top - 18) + "px";
+      },
+      blurred: () => { const badge = q(".badge"), lock = q(".lock"); if (badge) badge.style.display = "none"; if (lock) lock.style.display = "none"; },
+    };
+  }
 })();

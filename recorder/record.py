@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from compiler.secrets import mask_url
 from recorder import __version__
+from recorder.bar import Bar
 from recorder.browser import BINDING, CAPTURE_JS, BrowserCapture, chromium_path, launch_args
 from recorder.errors import NoDisplay, RecorderError
 from recorder.writer import EventWriter
@@ -97,7 +98,12 @@ def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Out
                 raise RecorderError(f"Chromium did not start: {str(exc).splitlines()[0]}") from None
             writer = EventWriter(opts.folder)  # t = 0 once the browser is up
             pages: list[Page] = []
+            def stop_from_bar() -> None:
+                reason["value"] = "stopped from the recording bar"
+                stop.set()
+
             capture = BrowserCapture(writer=writer, headless=opts.headless, pages=pages,
+                                     bar=Bar(opts.name, writer, on_stop=stop_from_bar),
                                      display=opts.display)
             def on_close(*_: Any) -> None:
                 if not stop.is_set():

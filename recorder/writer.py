@@ -21,6 +21,23 @@ INCOMPLETE_MARKER = ".incomplete"
 FSYNC_INTERVAL = 0.1
 
 
+class Ticket:
+    """An event's number, known once the writer has written it (an ``undo``
+    names the event it takes back by that number)."""
+
+    def __init__(self) -> None:
+        self.seq: int | None = None
+        self._done = threading.Event()
+
+    def settle(self, seq: int | None) -> None:
+        self.seq = seq
+        self._done.set()
+
+    def wait(self, timeout: float = 2.0) -> int | None:
+        self._done.wait(timeout)
+        return self.seq
+
+
 class Slot:
     """A place in the event order taken now, filled a moment later (a click
     holds its place while its crop is taken)."""
@@ -29,6 +46,7 @@ class Slot:
         self.type, self.t = type_, t
         self.fields: dict[str, Any] | None = None
         self.ready = threading.Event()
+        self.ticket = Ticket()
 
     def fill(self, **fields: Any) -> None:
         self.fields = fields
@@ -57,9 +75,11 @@ class EventWriter:
     def now_ms(self) -> int:
         return int((self._clock() - self._t0) * 1000)
 
-    def put(self, type_: str, **fields: Any) -> None:
+    def put(self, type_: str, **fields: Any) -> Ticket:
         """Queue one event; ``t`` is taken now, ``seq`` when it is written."""
-        self._queue.put({"type": type_, "t": self.now_ms(), **fields})
+        ticket = Ticket()
+        self._queue.put({"type": type_, "t": self.now_ms(), **fields, "_ticket": ticket})
+        return ticket
 
     def reserve(self, type_: str) -> Slot:
         """Hold this event's place; the writer waits (briefly) for ``fill``."""
@@ -82,12 +102,15 @@ class EventWriter:
                 break
             if isinstance(item, Slot):
                 if not item.ready.wait(SLOT_WAIT) or item.fields is None:
+                    item.ticket.settle(None)
                     continue  # the producer failed: the event is dropped, order kept
-                item = {"type": item.type, "t": item.t, **item.fields}
+                item = {"type": item.type, "t": item.t, **item.fields, "_ticket": item.ticket}
+            ticket: Ticket = item.pop("_ticket")
             line = {"v": FORMAT_VERSION, "seq": self._seq, **item}
             self._seq += 1
             self._fh.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
             self._fh.flush()
+            ticket.settle(line["seq"])
             now = time.monotonic()
             if now - last_sync >= FSYNC_INTERVAL or self._queue.empty():
                 os.fsync(self._fh.fileno())

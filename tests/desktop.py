@@ -10,7 +10,7 @@ from typing import Any
 from teachd.demo.xvfb import xvfb
 from teachd.teach.process import TeachProcess, free_port
 
-__all__ = ["Teach", "free_port", "screen_point", "xdo", "xvfb_display"]
+__all__ = ["BarProbe", "Teach", "free_port", "screen_point", "to_screen", "xdo", "xvfb_display"]
 
 
 xvfb_display = xvfb
@@ -25,11 +25,100 @@ def xdo(display: str, *args: str) -> str:
 Teach = TeachProcess
 
 
+def to_screen(page: Any, x: float, y: float) -> tuple[int, int]:
+    """A point of the page's viewport on the X screen (headed Chromium)."""
+    chrome = page.evaluate("() => ({x: window.screenX + (window.outerWidth - window.innerWidth),"
+                           " y: window.screenY + (window.outerHeight - window.innerHeight)})")
+    return int(chrome["x"] + x), int(chrome["y"] + y)
+
+
 def screen_point(page: Any, selector: str, frame: Any = None) -> tuple[int, int]:
     """Where an element's centre is on the X screen (headed Chromium)."""
     el = (frame or page).locator(selector)
     el.scroll_into_view_if_needed()
     box = el.bounding_box()  # relative to the main frame's viewport
-    chrome = page.evaluate("() => ({x: window.screenX + (window.outerWidth - window.innerWidth),"
-                           " y: window.screenY + (window.outerHeight - window.innerHeight)})")
-    return int(chrome["x"] + box["x"] + box["width"] / 2), int(chrome["y"] + box["y"] + box["height"] / 2)
+    return to_screen(page, box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+class BarProbe:
+    """The recording bar as DevTools sees it: its shadow root is closed to the
+    page (and to Playwright's selectors), not to the DOM domain, which
+    pierces it. For a test to find the bar's buttons and read its toast."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.cdp = page.context.new_cdp_session(page)
+
+    def _nodes(self) -> list[dict[str, Any]]:
+        root = self.cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"]
+        out: list[dict[str, Any]] = []
+
+        def walk(node: dict[str, Any], inside: bool) -> None:
+            inside = inside or node.get("nodeName") == "TEACHD-RECORDER"
+            if inside:
+                out.append(node)
+            for child in (node.get("children") or []) + (node.get("shadowRoots") or []):
+                walk(child, inside)
+
+        walk(root, False)
+        return out
+
+    @staticmethod
+    def _text(node: dict[str, Any]) -> str:
+        parts: list[str] = []
+
+        def walk(n: dict[str, Any]) -> None:
+            if n.get("nodeType") == 3:
+                parts.append(n.get("nodeValue", ""))
+            for c in n.get("children") or []:
+                walk(c)
+
+        walk(node)
+        return " ".join("".join(parts).split())
+
+    def button(self, label: str) -> tuple[int, int]:
+        """Screen point of the bar's button with this label."""
+        node = next(n for n in self._nodes() if n.get("nodeName") == "BUTTON" and self._text(n) == label)
+        quad = self.cdp.send("DOM.getBoxModel", {"nodeId": node["nodeId"]})["model"]["content"]
+        return to_screen(self.page, (quad[0] + quad[4]) / 2, (quad[1] + quad[5]) / 2)
+
+    def _by_class(self, css_class: str) -> dict[str, Any]:
+        for n in self._nodes():
+            attrs = n.get("attributes") or []
+            if "class" in attrs and css_class in attrs[attrs.index("class") + 1].split():
+                return n
+        raise LookupError(css_class)
+
+    def box_of(self, css_class: str) -> dict[str, float]:
+        """The element's box in the viewport (CSS px)."""
+        q = self.cdp.send("DOM.getBoxModel", {"nodeId": self._by_class(css_class)["nodeId"]})["model"]["border"]
+        return {"x": q[0], "y": q[1], "w": q[4] - q[0], "h": q[5] - q[1]}
+
+    def point_of(self, css_class: str) -> tuple[int, int]:
+        b = self.box_of(css_class)
+        return to_screen(self.page, b["x"] + min(20, b["w"] / 2), b["y"] + b["h"] / 2)
+
+    def to_screen(self, x: float, y: float) -> tuple[int, int]:
+        return to_screen(self.page, x, y)
+
+    def text(self, css_class: str) -> str:
+        for n in self._nodes():
+            attrs = n.get("attributes") or []
+            if "class" in attrs and css_class in attrs[attrs.index("class") + 1].split():
+                return self._text(n)
+        return ""
+
+    def wait_text(self, css_class: str, predicate: Any, timeout: float = 10) -> str:
+        """The element's text once ``predicate`` holds for it (the bar updates
+        when the recorder answers, a moment after the event is written)."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while True:
+            text = self.text(css_class)
+            if predicate(text) or time.monotonic() > deadline:
+                return text
+            self.page.wait_for_timeout(50)
+
+    def present(self) -> bool:
+        return bool(self._nodes())

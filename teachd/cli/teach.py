@@ -94,9 +94,11 @@ def teach(app: App, name: str, url: str | None, cdp_port: int | None, headless: 
           no_os_input: bool, as_json: bool) -> None:
     """Record a demonstration of task NAME starting at --url, then compile and save it.
 
-    Recording stops when the browser is closed, on Ctrl+C / SIGTERM, or on
-    `teachd teach stop`. Press Ctrl+Alt+S in a field before typing to mark it
-    secret: its value is never written. `teachd teach stop` stops a running one.
+    A bar in the page says it is recording and shows each step as it is
+    captured, with Pause/Resume, Mark next field secret (also Ctrl+Alt+S in a
+    field), Undo last step and Stop. Recording also stops when the browser is
+    closed, on Ctrl+C / SIGTERM, or on `teachd teach stop`. A masked field's
+    value is never written anywhere.
     """
     if name == "stop" and url is None:
         return _stop_running(app, as_json)
