@@ -34,7 +34,7 @@ def cli(ctx: click.Context, verbose: bool) -> None:
 
 
 def _register() -> None:
-    from teachd.cli import approvals, compile, demo, run, skills, teach
+    from teachd.cli import approvals, compile, demo, run, serve, skills, teach
 
     cli.add_command(teach.teach)
     cli.add_command(compile.compile_)
@@ -43,6 +43,7 @@ def _register() -> None:
     cli.add_command(run.feedback)
     cli.add_command(approvals.approvals)
     cli.add_command(demo.demo)
+    cli.add_command(serve.serve)
 
 
 _register()

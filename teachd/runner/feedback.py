@@ -24,8 +24,15 @@ def with_feedback(content: SkillContent, date: str, outcome: str, run_ref: str,
     return replace(content, instructions=body, files=dict(content.files), metadata=dict(content.metadata))
 
 
-def give_feedback(runs: RunStore, run_ref: str, slug: str, outcome: str, note: str | None = None) -> Skill:
-    """Feedback on a teachd run, or on an external agent's run reference."""
+class AlreadyGiven(Exception):
+    """This run's feedback on this skill is recorded already (a second click)."""
+
+
+def give_feedback(runs: RunStore, run_ref: str, slug: str, outcome: str, note: str | None = None,
+                  once: bool = False) -> Skill:
+    """Feedback on a teachd run, or on an external agent's run reference.
+    ``once``: a run's chip takes one click — a double click, or a click from
+    another tab, records nothing more (checked inside the write transaction)."""
     if outcome not in OUTCOMES:
         raise BadInput(f"feedback is success or failure, not {outcome!r}")
     if not RUN_REF.match(run_ref):
@@ -40,5 +47,12 @@ def give_feedback(runs: RunStore, run_ref: str, slug: str, outcome: str, note: s
     def record(tx: Any, new_version: int) -> None:
         runs.record_feedback(tx, slug, ran_version or new_version - 1, run_ref, outcome, now)
 
-    return runs.skills.update(slug, lambda current: with_feedback(current, date, outcome, run_ref, note),
-                              note=f"feedback: {outcome} (run {run_ref})", also=record)
+    def edit(current: SkillContent) -> SkillContent:
+        if once and slug in runs.feedback_given(run_ref):
+            raise AlreadyGiven(slug)
+        return with_feedback(current, date, outcome, run_ref, note)
+
+    try:
+        return runs.skills.update(slug, edit, note=f"feedback: {outcome} (run {run_ref})", also=record)
+    except AlreadyGiven:
+        return runs.skills.get(slug)

@@ -46,7 +46,10 @@ class RunOptions:
 
 def run_skill(runs: RunStore, saved_rules: frozenset[str], slug: str, approver: Approver,
               secret: Callable[[str], str], opts: RunOptions,
-              progress: Callable[[str], None] | None = None) -> RunOutcome:
+              progress: Callable[[str], None] | None = None,
+              on_start: Callable[[str], None] | None = None) -> RunOutcome:
+    """Replay ``slug``; the run is recorded (``on_start`` hears its id as soon
+    as it has one) whatever the outcome."""
     from recorder.browser import chromium_path, launch_args
 
     gate = Gate(approver, run_setting=opts.run_setting, saved_rules=saved_rules)
@@ -64,6 +67,8 @@ def run_skill(runs: RunStore, saved_rules: frozenset[str], slug: str, approver: 
         raise Unavailable("no display to show the browser on: pass --headless")
     run_id = runs.new_run_id()
     runs.start(run_id, session.versions())
+    if on_start:
+        on_start(run_id)
     status, message = "failure", ""
     replayer: Replayer | None = None
     try:

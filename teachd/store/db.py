@@ -9,6 +9,7 @@ one is meant to be a second implementation of the same small interface.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
@@ -57,21 +58,26 @@ class SQLiteDatabase:
         self._conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
         self._conn.execute("PRAGMA journal_mode = WAL")
         self._conn.execute("PRAGMA synchronous = FULL")
+        # One connection, shared by the daemon's threads (requests, runs): a
+        # transaction holds it whole, so two threads never interleave one.
+        self._lock = threading.RLock()
 
     @contextmanager
     def atomic(self) -> Iterator[_SQLiteTx]:
         """A write transaction that takes the lock up front (BEGIN IMMEDIATE),
         so two writers serialize instead of failing on upgrade."""
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield _SQLiteTx(self._conn)
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield _SQLiteTx(self._conn)
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        return _SQLiteTx(self._conn).execute(sql, params)
+        with self._lock:
+            return _SQLiteTx(self._conn).execute(sql, params)
 
     def migrate(self, migrations: Sequence[tuple[str, str]]) -> list[str]:
         applied: list[str] = []

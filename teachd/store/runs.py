@@ -60,6 +60,25 @@ class RunStore:
             (self.owner, slug, version, run_ref, outcome, at.isoformat(timespec="seconds")),
         )
 
+    def recent(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The latest runs, newest first, with their detail opened."""
+        rows = self.db.query("SELECT * FROM runs WHERE owner = ? ORDER BY started_at DESC, id DESC LIMIT ?",
+                             (self.owner, limit))
+        out = []
+        for r in rows:
+            sealed = r["detail"]
+            detail = json.loads(self.skills.cipher.open(self.owner, "run:" + r["id"], 0, "detail", sealed))
+            out.append({"run_id": r["id"], "status": r["status"], "started_at": r["started_at"],
+                        "finished_at": r["finished_at"], "skills": json.loads(r["skills"]),
+                        "message": detail.get("message", ""), "slug": detail.get("slug")})
+        return out
+
+    def feedback_given(self, run_ref: str) -> dict[str, str]:
+        """slug → outcome of the feedback already recorded for a run."""
+        rows = self.db.query("SELECT slug, outcome FROM feedback WHERE owner = ? AND run_ref = ? ORDER BY id",
+                             (self.owner, run_ref))
+        return {str(r["slug"]): str(r["outcome"]) for r in rows}
+
     def outcome_counts(self, slug: str) -> dict[int, dict[str, int]]:
         rows = self.db.query(
             "SELECT version, outcome, COUNT(*) AS n FROM feedback WHERE owner = ? AND slug = ?"

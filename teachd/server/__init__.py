@@ -1,0 +1,1 @@
+"""The daemon: `teachd serve` — web UI and HTTP API, behind one security guard."""

@@ -1,0 +1,365 @@
+"""The HTTP API under ``/api/``: what the CLI does, through the same
+functions (store, exchange, runner); JSON in and out. Every docstring's YAML
+is the route's part of the OpenAPI schema at ``/openapi.json``."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from teachd.errors import BadInput, NotFound
+from teachd.runner.feedback import OUTCOMES, give_feedback
+from teachd.server.state import Daemon
+from teachd.skills.approval import GATED_TOOLS, Approval
+from teachd.skills.exchange import export_envelope, export_md, from_envelope, from_skill_md
+from teachd.store.models import Skill
+
+
+def daemon(request: Request) -> Daemon:
+    d: Daemon = request.app.state.daemon
+    return d
+
+
+async def body(request: Request) -> dict[str, Any]:
+    try:
+        data = json.loads(await request.body() or b"{}")
+    except ValueError:
+        raise BadInput("the body is not JSON") from None
+    if not isinstance(data, dict):
+        raise BadInput("the body must be a JSON object")
+    return data
+
+
+def skill_view(d: Daemon, skill: Skill) -> dict[str, Any]:
+    counts = d.runs.outcome_counts(skill.slug)
+    versions = [{"version": v.version, "created_at": v.created_at, "note": v.note,
+                 **counts.get(v.version, {"success": 0, "failure": 0})} for v in d.store.versions(skill.slug)]
+    c = skill.current
+    return {**skill.summary(), "description": c.description, "instructions": c.instructions,
+            "files": c.files, "approval": c.approval.to_dict(), "metadata": c.metadata, "versions": versions}
+
+
+async def skills_list(request: Request) -> JSONResponse:
+    """
+    summary: List the owner's skills
+    responses:
+      200: {description: "slug, name, version, enabled of each skill"}
+    """
+    return JSONResponse([s.summary() for s in daemon(request).store.all()])
+
+
+async def skill_show(request: Request) -> JSONResponse:
+    """
+    summary: A skill with its files, approval and versions (with ✓/✗ counts)
+    responses:
+      200: {description: the skill}
+      404: {description: no such skill}
+    """
+    d = daemon(request)
+    return JSONResponse(skill_view(d, d.store.get(request.path_params["slug"])))
+
+
+async def skill_enable(request: Request) -> JSONResponse:
+    """
+    summary: Enable (`on` true) or disable a skill
+    responses:
+      200: {description: the skill}
+    """
+    data = await body(request)
+    d = daemon(request)
+    return JSONResponse(d.store.set_enabled(request.path_params["slug"], bool(data.get("on"))).summary())
+
+
+def _text(data: dict[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise BadInput(f"{key} must be text")
+    return value
+
+
+async def skill_content(request: Request) -> JSONResponse:
+    """
+    summary: Save a new version with another description and/or instructions
+    responses:
+      200: {description: the skill}
+      422: {description: not a valid skill}
+    """
+    data = await body(request)
+    description, instructions = _text(data, "description"), _text(data, "instructions")
+    d = daemon(request)
+
+    def edit(current: Any) -> Any:
+        return replace(current, description=description if description is not None else current.description,
+                       instructions=instructions if instructions is not None else current.instructions)
+
+    skill = d.store.update(request.path_params["slug"], edit, note="edited in the web UI")
+    return JSONResponse(skill_view(d, skill))
+
+
+async def skill_file(request: Request) -> JSONResponse:
+    """
+    summary: Put (PUT, with `text`) or remove (DELETE) one bundled file, as a new version
+    responses:
+      200: {description: the skill}
+      400: {description: a path that leaves the skill}
+      413: {description: over a limit}
+    """
+    path = request.path_params["path"]
+    d = daemon(request)
+    text = _text(await body(request), "text") if request.method == "PUT" else None
+    if request.method == "PUT" and text is None:
+        raise BadInput("a file needs its text")
+
+    def edit(current: Any) -> Any:
+        files = dict(current.files)
+        if text is None:
+            if path not in files:
+                raise NotFound(f"no file {path!r} in this skill")
+            files.pop(path)
+        else:
+            files[path] = text
+        return replace(current, files=files)
+
+    verb = "removed" if text is None else "edited"
+    skill = d.store.update(request.path_params["slug"], edit, note=f"{verb} {path} in the web UI")
+    return JSONResponse(skill_view(d, skill))
+
+
+async def skill_approval(request: Request) -> JSONResponse:
+    """
+    summary: Set the approval (`always_ask`, `tools` — none meaning all six), as a new version
+    responses:
+      200: {description: the skill}
+    """
+    data = await body(request)
+    tools = data.get("tools") or []
+    if not isinstance(tools, list) or any(t not in GATED_TOOLS for t in tools):
+        raise BadInput(f"tools are among: {', '.join(GATED_TOOLS)}")
+    approval = Approval(bool(data.get("always_ask")), tuple(t for t in GATED_TOOLS if t in tools))
+    d = daemon(request)
+    skill = d.store.update(request.path_params["slug"], lambda c: replace(c, approval=approval),
+                           note="approval edited in the web UI")
+    return JSONResponse(skill_view(d, skill))
+
+
+async def skill_restore(request: Request) -> JSONResponse:
+    """
+    summary: Make revision `version` current again, as a new version
+    responses:
+      200: {description: the skill}
+    """
+    data = await body(request)
+    version = data.get("version")
+    if not isinstance(version, int) or version < 1:
+        raise BadInput("version must be a whole number from 1")
+    d = daemon(request)
+    return JSONResponse(skill_view(d, d.store.restore(request.path_params["slug"], version)))
+
+
+async def skill_delete(request: Request) -> JSONResponse:
+    """
+    summary: Delete a skill and all its versions
+    responses:
+      200: {description: deleted}
+    """
+    daemon(request).store.delete(request.path_params["slug"])
+    return JSONResponse({"deleted": request.path_params["slug"]})
+
+
+async def skill_export(request: Request) -> Response:
+    """
+    summary: Export as a spec-valid SKILL.md (`format=md`) or a JSON envelope (`format=json`)
+    responses:
+      200: {description: the export}
+    """
+    skill = daemon(request).store.get(request.path_params["slug"])
+    if request.query_params.get("format", "md") == "json":
+        return JSONResponse(export_envelope(skill))
+    return PlainTextResponse(export_md(skill), media_type="text/markdown; charset=utf-8")
+
+
+async def skill_import(request: Request) -> JSONResponse:
+    """
+    summary: Import a SKILL.md (`skill_md`, with a `folder` name) or a JSON envelope (`envelope`)
+    responses:
+      200: {description: the new skill}
+      409: {description: the slug exists}
+    """
+    data = await body(request)
+    if isinstance(data.get("envelope"), str):
+        imported = from_envelope(data["envelope"])
+    elif isinstance(data.get("skill_md"), str):
+        imported = from_skill_md(data["skill_md"], str(data.get("folder") or ""), {})
+    else:
+        raise BadInput("send `skill_md` (with `folder`) or `envelope`")
+    d = daemon(request)
+    if d.store.exists(imported.slug):
+        from teachd.errors import Conflict
+
+        raise Conflict(f"skill {imported.slug!r} already exists")
+    skill = d.store.save(imported.slug, imported.onto, note="imported in the web UI")
+    return JSONResponse(skill_view(d, skill))
+
+
+async def teach_status(request: Request) -> JSONResponse:
+    """
+    summary: The demonstration being recorded (live steps), or the last one's result
+    responses:
+      200: {description: status}
+    """
+    return JSONResponse(daemon(request).teaching.status())
+
+
+async def teach_start(request: Request) -> JSONResponse:
+    """
+    summary: Start recording a demonstration (`name`, `url`; `headless` for machines with no display)
+    responses:
+      200: {description: status}
+      409: {description: one is being recorded}
+    """
+    data = await body(request)
+    name, url = _text(data, "name"), _text(data, "url")
+    if not name or not name.strip():
+        raise BadInput("the task needs a name")
+    if not url or not url.startswith(("http://", "https://")):
+        raise BadInput("the start URL must be http(s)")
+    d = daemon(request)
+    headless = bool(data.get("headless")) or not d.settings.display
+    return JSONResponse(d.teaching.start(name.strip(), url, headless))
+
+
+async def teach_stop(request: Request) -> JSONResponse:
+    """
+    summary: Stop recording, compile and save; the result names the new skill
+    responses:
+      200: {description: status with the result}
+    """
+    return JSONResponse(await run_in_threadpool(daemon(request).teaching.stop))
+
+
+async def runs_list(request: Request) -> JSONResponse:
+    """
+    summary: Recent runs (CLI, daemon, agents), with the skills and versions each loaded, and feedback given
+    responses:
+      200: {description: runs}
+    """
+    d = daemon(request)
+    return JSONResponse([{**r, "feedback": d.runs.feedback_given(r["run_id"])} for r in d.runs.recent()])
+
+
+async def runs_start(request: Request) -> JSONResponse:
+    """
+    summary: Replay a taught skill (`slug`, `params`, `start_url`); its approvals wait on the Approvals page
+    responses:
+      200: {description: the job id}
+    """
+    data = await body(request)
+    slug = _text(data, "slug")
+    params = data.get("params") or {}
+    if not slug or not isinstance(params, dict) or not all(isinstance(v, str) for v in params.values()):
+        raise BadInput("send `slug` and, optionally, `params` as text values")
+    job = daemon(request).jobs.start(slug, params, _text(data, "start_url"))
+    return JSONResponse({"job": job})
+
+
+async def run_feedback(request: Request) -> JSONResponse:
+    """
+    summary: One click on a run's skill chip (`slug`, `outcome`); a second click records nothing more
+    responses:
+      200: {description: the skill's version after it}
+    """
+    data = await body(request)
+    slug, outcome = _text(data, "slug"), _text(data, "outcome")
+    if not slug or outcome not in OUTCOMES:
+        raise BadInput("send `slug` and `outcome` (success or failure)")
+    d = daemon(request)
+    run_id = request.path_params["run_id"]
+    skill = give_feedback(d.runs, run_id, slug, outcome, _text(data, "note"), once=True)
+    return JSONResponse({**skill.summary(), "feedback": d.runs.feedback_given(run_id)})
+
+
+async def approvals_list(request: Request) -> JSONResponse:
+    """
+    summary: Requests waiting for a person, and the saved "always allow" rules
+    responses:
+      200: {description: pending and rules}
+    """
+    d = daemon(request)
+    return JSONResponse({"pending": d.approvals.pending(), "rules": d.rules.all()})
+
+
+async def approval_answer(request: Request) -> JSONResponse:
+    """
+    summary: Answer one waiting request (`allow` true = allow once; false = deny)
+    responses:
+      200: {description: answered}
+      404: {description: answered already or timed out}
+    """
+    data = await body(request)
+    pid = request.path_params["pid"]
+    daemon(request).approvals.answer(pid, bool(data.get("allow")))
+    return JSONResponse({"id": pid, "allow": bool(data.get("allow"))})
+
+
+async def rule_add(request: Request) -> JSONResponse:
+    """
+    summary: Save an "always allow" rule for a tool (never satisfies a skill that requires approval)
+    responses:
+      200: {description: the rule id}
+    """
+    tool = _text(await body(request), "tool") or ""
+    return JSONResponse({"id": daemon(request).rules.allow_always(tool), "tool": tool})
+
+
+async def rule_revoke(request: Request) -> JSONResponse:
+    """
+    summary: Revoke a saved rule
+    responses:
+      200: {description: revoked}
+    """
+    daemon(request).rules.revoke(request.path_params["rid"])
+    return JSONResponse({"revoked": request.path_params["rid"]})
+
+
+async def manifest(request: Request) -> JSONResponse:
+    """
+    summary: What a run may load (slug, name, description of each enabled skill)
+    responses:
+      200: {description: the manifest}
+    """
+    skills = daemon(request).store.all(enabled_only=True)
+    return JSONResponse([{"slug": s.slug, "name": s.current.name, "description": s.current.description}
+                         for s in skills])
+
+
+ROUTES = [
+    Route("/api/skills", skills_list, methods=["GET"]),
+    Route("/api/skills/import", skill_import, methods=["POST"]),
+    Route("/api/skills/{slug}", skill_show, methods=["GET"]),
+    Route("/api/skills/{slug}", skill_delete, methods=["DELETE"]),
+    Route("/api/skills/{slug}/enabled", skill_enable, methods=["PUT"]),
+    Route("/api/skills/{slug}/content", skill_content, methods=["PUT"]),
+    Route("/api/skills/{slug}/files/{path:path}", skill_file, methods=["PUT", "DELETE"]),
+    Route("/api/skills/{slug}/approval", skill_approval, methods=["PUT"]),
+    Route("/api/skills/{slug}/restore", skill_restore, methods=["POST"]),
+    Route("/api/skills/{slug}/export", skill_export, methods=["GET"]),
+    Route("/api/manifest", manifest, methods=["GET"]),
+    Route("/api/teach", teach_status, methods=["GET"]),
+    Route("/api/teach", teach_start, methods=["POST"]),
+    Route("/api/teach/stop", teach_stop, methods=["POST"]),
+    Route("/api/runs", runs_list, methods=["GET"]),
+    Route("/api/runs", runs_start, methods=["POST"]),
+    Route("/api/runs/{run_id}/feedback", run_feedback, methods=["POST"]),
+    Route("/api/approvals", approvals_list, methods=["GET"]),
+    Route("/api/approvals/{pid:int}", approval_answer, methods=["POST"]),
+    Route("/api/rules", rule_add, methods=["POST"]),
+    Route("/api/rules/{rid:int}", rule_revoke, methods=["DELETE"]),
+]

@@ -1,0 +1,195 @@
+"""What the daemon runs in the background: replays (each in its own thread,
+its approval requests waiting on the Approvals page) and teaching (``teachd
+teach`` as a child process, its steps read live from the recording)."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from compiler.names import describe
+from teachd.config import Settings
+from teachd.errors import Conflict, NotFound, PolicyStop
+from teachd.runner.gate import Answer, Request
+from teachd.runner.run import RunOptions, run_skill
+from teachd.store.rules import RuleStore
+from teachd.store.runs import RunStore
+from teachd.teach.process import TeachProcess
+
+APPROVAL_TIMEOUT = 300.0  # seconds a request waits for a person; then it is a deny
+
+
+@dataclass
+class Pending:
+    id: int
+    run: str
+    request: Request
+    created: float
+    answer: bool | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "run_id": self.run, "step": self.request.action.step,
+                "tool": self.request.action.tool, "action": self.request.action.target,
+                "page": self.request.action.page, "skills": list(self.request.skills),
+                "reason": self.request.reason, "waiting_s": round(time.monotonic() - self.created)}
+
+
+class Approvals:
+    """Requests from replays the daemon runs, answered on the Approvals page.
+    No answer before the timeout is a deny; stopping the daemon denies all."""
+
+    def __init__(self, timeout: float = APPROVAL_TIMEOUT) -> None:
+        self.timeout = timeout
+        self._items: dict[int, Pending] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+
+    def approver(self, run_id: str) -> WebApprover:
+        return WebApprover(self, run_id)
+
+    def wait(self, run_id: str, request: Request) -> Answer:
+        with self._lock:
+            item = Pending(next(self._ids), run_id, request, time.monotonic())
+            self._items[item.id] = item
+        item.done.wait(self.timeout)
+        with self._lock:
+            self._items.pop(item.id, None)
+        return Answer(request.id, bool(item.answer))
+
+    def pending(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [p.as_dict() for p in self._items.values()]
+
+    def answer(self, pending_id: int, allow: bool) -> None:
+        with self._lock:
+            item = self._items.get(pending_id)
+        if item is None:
+            raise NotFound(f"no pending approval {pending_id} (answered already, or timed out)")
+        item.answer = allow
+        item.done.set()
+
+    def deny_all(self) -> None:
+        with self._lock:
+            items = list(self._items.values())
+        for item in items:
+            item.answer = False
+            item.done.set()
+
+
+@dataclass
+class WebApprover:
+    approvals: Approvals
+    run_id: str
+
+    def ask(self, request: Request) -> Answer:
+        return self.approvals.wait(self.run_id, request)
+
+
+class Runs:
+    """Replays started from the daemon: an ordinary run (recorded like one
+    from the CLI), in a thread, asking on the Approvals page."""
+
+    def __init__(self, runs: RunStore, settings: Settings, approvals: Approvals) -> None:
+        self.runs, self.settings, self.approvals = runs, settings, approvals
+        self._threads: dict[str, threading.Thread] = {}
+        self._started: dict[str, str] = {}  # job id → run id, once known
+
+    def start(self, slug: str, params: dict[str, str], start_url: str | None = None) -> str:
+        self.runs.skills.load(slug)  # a missing or disabled skill is refused now, not in the thread
+        job = f"job-{len(self._threads) + 1}-{int(time.time())}"
+        settings = self.settings
+        opts = RunOptions(params=params, start_url=start_url, headless=not settings.display,
+                          chromium=settings.chromium, display=settings.display, environ=settings.environ)
+
+        def secret(name: str) -> str:
+            var, value = settings.secret_from_env(name)
+            if value:
+                return value
+            raise PolicyStop(f"the secret {name!r} is needed: set {var} where the daemon runs")
+
+        def work() -> None:
+            rules = RuleStore(self.runs.db, self.runs.owner).tools()
+            run_id = {"value": job}
+
+            def started(rid: str) -> None:
+                run_id["value"] = self._started[job] = rid
+
+            class Approver:
+                def ask(self_inner, request: Request) -> Answer:
+                    return self.approvals.wait(run_id["value"], request)
+
+            with contextlib.suppress(Exception):  # the run's own record says what went wrong
+                run_skill(self.runs, rules, slug, Approver(), secret, opts, on_start=started)
+
+        thread = threading.Thread(target=work, name=job, daemon=True)
+        self._threads[job] = thread
+        thread.start()
+        return job
+
+    def run_of(self, job: str) -> str | None:
+        return self._started.get(job)
+
+    def stop_all(self, timeout: float = 20) -> None:
+        self.approvals.deny_all()  # a waiting step is denied: the run ends with no effect
+        for thread in self._threads.values():
+            thread.join(timeout)
+
+
+class Teaching:
+    """One demonstration at a time, recorded by ``teachd teach`` (a child
+    process, as from a terminal), its steps read live from its events."""
+
+    def __init__(self, environ: dict[str, str]) -> None:
+        self.environ = environ
+        self.process: TeachProcess | None = None
+        self.name = ""
+        self.result: dict[str, Any] | None = None
+
+    def start(self, name: str, url: str, headless: bool) -> dict[str, Any]:
+        if self.process is not None and self.process.proc.poll() is None:
+            raise Conflict("a demonstration is already being recorded; stop it first")
+        flags = ["--no-os-input"] + (["--headless"] if headless else [])
+        self.process, self.name, self.result = TeachProcess(self.environ, name, url, *flags), name, None
+        return self.status()
+
+    def steps(self) -> list[dict[str, Any]]:
+        if self.process is None:
+            return []
+        out = []
+        for e in self.process.events():
+            if e["type"] in ("click", "input") or (e["type"] == "key" and e.get("key") == "Enter"):
+                action = {"input": "type", "key": "press"}.get(e["type"], e["type"])
+                out.append({"action": action, "target": describe(e.get("target")).replace("**", ""),
+                            "masked": bool(e.get("masked"))})
+            elif e["type"] in ("pause", "resume", "undo"):
+                out.append({"action": e["type"], "target": "", "masked": False})
+        return out
+
+    def status(self) -> dict[str, Any]:
+        running = self.process is not None and self.process.proc.poll() is None
+        return {"recording": running, "name": self.name, "steps": self.steps(), "result": self.result,
+                "cdp_port": self.process.cdp_port if self.process else None}
+
+    def stop(self) -> dict[str, Any]:
+        if self.process is None:
+            raise NotFound("no demonstration is being recorded")
+        if self.process.proc.poll() is None:
+            self.process.proc.terminate()  # SIGTERM: the recorder stops, compiles and saves
+        code, out, err = self.process.finish(timeout=120)
+        import json
+
+        try:
+            self.result = {"ok": code == 0, **(json.loads(out) if code == 0 else {})}
+        except ValueError:
+            self.result = {"ok": False}
+        if code != 0:
+            lines = [ln for ln in err.splitlines() if ln.startswith("teachd: error:")]
+            why = lines[-1].removeprefix("teachd: error: ") if lines else "the recording failed"
+            self.result["error"] = why
+            self.result["recording_dir"] = str(self.process.recording_dir)
+        return self.status()

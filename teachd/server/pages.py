@@ -1,0 +1,325 @@
+"""The web UI: server-rendered pages, a little plain JavaScript that calls
+``/api/`` (with the page's CSRF token), no build step. Every value shown is
+escaped; no page ever shows a secret (the store holds none)."""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from teachd.server.api import daemon, skill_view
+from teachd.server.security import COOKIE
+from teachd.skills.approval import GATED_TOOLS
+
+e = html.escape
+
+CSS = """
+*{box-sizing:border-box} body{margin:0;font:15px/1.45 system-ui,sans-serif;color:#1d2330;background:#f5f6f8}
+header{background:#1f2430;color:#fff;padding:10px 24px;display:flex;gap:22px;align-items:center}
+header b{font-size:17px;margin-right:12px} header a{color:#cfd8ea;text-decoration:none}
+header a.on{color:#fff;border-bottom:2px solid #ffd166}
+main{max-width:1100px;margin:22px auto;padding:0 24px}
+h1{font-size:22px;margin:0 0 14px} h2{font-size:17px;margin:22px 0 8px}
+table{border-collapse:collapse;width:100%;background:#fff;border-radius:8px;overflow:hidden}
+th,td{text-align:left;padding:8px 10px;border-bottom:1px solid #e6e8ee;vertical-align:top}
+th{background:#eef0f5;font-weight:600} .muted{color:#667} .card{background:#fff;border-radius:8px;padding:14px 16px;margin:10px 0}
+button,.btn{font:inherit;border:1px solid #b8bfcc;background:#fff;border-radius:6px;padding:4px 10px;cursor:pointer;
+  color:#1d2330;text-decoration:none;display:inline-block}
+button.primary{background:#2d5bd7;border-color:#2d5bd7;color:#fff} button.danger{border-color:#c0392b;color:#c0392b}
+input[type=text],input[type=url],input[type=search],textarea{font:inherit;width:100%;padding:6px 8px;border:1px solid #b8bfcc;border-radius:6px}
+textarea{font-family:ui-monospace,monospace;font-size:13px;min-height:140px}
+pre{white-space:pre-wrap;background:#fff;border-radius:8px;padding:12px;font-size:13px;max-height:420px;overflow:auto}
+.chip{display:inline-flex;gap:6px;align-items:center;border:1px solid #c8cfdc;border-radius:16px;padding:2px 4px 2px 10px;
+  margin:2px 6px 2px 0;background:#fff} .chip .done{font-weight:600;padding-right:8px}
+.ok{color:#1e7e34} .bad{color:#c0392b} .flash{margin:10px 0;padding:8px 12px;border-radius:6px;display:none}
+.flash.err{display:block;background:#fde8e6;color:#8a1f11} .flash.info{display:block;background:#e7f0ff;color:#1b3f91}
+.row{display:flex;gap:10px;align-items:center;flex-wrap:wrap} label.check{display:inline-flex;gap:4px;margin-right:10px}
+.masked{background:#ffd166;border-radius:4px;padding:0 5px;font-size:12px}
+"""
+
+JS = """
+const csrf = document.querySelector('meta[name=csrf]').content;
+async function api(method, url, body) {
+  const r = await fetch(url, {method, headers: {'Content-Type': 'application/json', 'X-CSRF-Token': csrf},
+                              body: body === undefined ? undefined : JSON.stringify(body)});
+  const text = await r.text();
+  let data; try { data = JSON.parse(text); } catch (e) { data = {error: text}; }
+  if (!r.ok) throw new Error(data.error || text || r.status);
+  return data;
+}
+function flash(msg, kind) {
+  const f = document.getElementById('flash'); f.textContent = msg; f.className = 'flash ' + (kind || 'info');
+}
+async function act(fn, done) {
+  try { const r = await fn(); if (done) done(r); } catch (err) { flash(err.message, 'err'); }
+}
+"""
+
+NAV = (("/skills", "Skills"), ("/teach", "Teach"), ("/runs", "Runs"), ("/approvals", "Approvals"))
+
+
+def layout(request: Request, title: str, active: str, body: str, script: str = "") -> HTMLResponse:
+    csrf = request.scope.get("state", {}).get("csrf", "")
+    nav = "".join(f"<a href='{href}' class='{'on' if href == active else ''}'>{e(name)}</a>" for href, name in NAV)
+    page = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{e(title)} — teachd</title>"
+            f"<meta name='viewport' content='width=device-width, initial-scale=1'><meta name='csrf' content='{e(csrf)}'>"
+            f"<style>{CSS}</style></head><body><header><b>teachd</b>{nav}</header><main>"
+            f"<div id='flash' class='flash' role='status'></div>{body}</main>"
+            f"<script>{JS}{script}</script></body></html>")
+    return HTMLResponse(page, headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY",
+                                       "Content-Security-Policy": "default-src 'self'; style-src 'unsafe-inline'; "
+                                       "script-src 'unsafe-inline'; frame-ancestors 'none'"})
+
+
+def js(value: Any) -> str:
+    """A value for inline script, safe inside <script>."""
+    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+async def login(request: Request) -> Response:
+    d = daemon(request)
+    code = request.query_params.get("token", "")
+    usable = bool(code) and (code == d.login_code or d.sessions.bearer_ok("Bearer " + code))
+    sid = d.sessions.open() if usable else None
+    if code == d.login_code:
+        d.login_code = ""  # one-time: the printed link logs in once
+    if not sid:
+        return RedirectResponse("/logged-out", status_code=303)
+    response = RedirectResponse("/skills", status_code=303)
+    response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", path="/")
+    return response
+
+
+async def logged_out(request: Request) -> HTMLResponse:
+    return HTMLResponse("<!doctype html><title>teachd</title><body style='font:16px system-ui;margin:40px'>"
+                        "<h1>teachd</h1><p>Open the login link that <code>teachd serve</code> printed "
+                        "(or <code>/login?token=…</code> with the token in <code>TEACHD_HOME/token</code>).</p>",
+                        status_code=401)
+
+
+async def favicon(request: Request) -> Response:
+    return Response(status_code=204)
+
+
+async def home(request: Request) -> Response:
+    return RedirectResponse("/skills", status_code=303)
+
+
+async def skills_page(request: Request) -> HTMLResponse:
+    d = daemon(request)
+    rows = []
+    for s in d.store.all():
+        taught = s.current.metadata.get("metadata", {}).get("teachd-kind") == "taught"
+        rows.append(
+            f"<tr data-slug='{e(s.slug)}' data-text='{e((s.slug + ' ' + s.current.name).lower())}'>"
+            f"<td><a href='/skills/{e(s.slug)}'>{e(s.slug)}</a><div class='muted'>{e(s.current.name)}</div></td>"
+            f"<td>v{s.current_version}</td><td>{'taught' if taught else 'imported'}</td>"
+            f"<td><label class='check'><input type='checkbox' role='switch' aria-label='Enabled: {e(s.slug)}' "
+            f"data-enable='{e(s.slug)}' {'checked' if s.enabled else ''}> enabled</label></td></tr>")
+    table = ("<table><thead><tr><th>Skill</th><th>Version</th><th>Kind</th><th>In runs</th></tr></thead>"
+             f"<tbody>{''.join(rows)}</tbody></table>") if rows else "<p class='muted'>No skills yet: teach one.</p>"
+    body = (f"<h1>Skills</h1><div class='row' style='margin-bottom:10px'>"
+            f"<input type='search' id='search' aria-label='Search skills' placeholder='Search, or $slug'>"
+            f"</div>{table}<h2>Import</h2><div class='card'><div class='row'>"
+            f"<input type='file' id='import-file' aria-label='A SKILL.md or a JSON envelope' accept='.md,.json'>"
+            f"<button id='import' class='primary'>Import</button></div><p class='muted'>A SKILL.md or a JSON "
+            f"envelope (from Export). Importing from a URL arrives with URL import.</p></div>")
+    script = """
+document.getElementById('search').addEventListener('input', (ev) => {
+  const q = ev.target.value.trim().toLowerCase();
+  for (const tr of document.querySelectorAll('tbody tr')) {
+    const show = q.startsWith('$') ? tr.dataset.slug === q.slice(1) : tr.dataset.text.includes(q);
+    tr.style.display = show ? '' : 'none';
+  }
+});
+for (const box of document.querySelectorAll('[data-enable]')) box.addEventListener('change', () =>
+  act(() => api('PUT', `/api/skills/${box.dataset.enable}/enabled`, {on: box.checked}),
+      (s) => flash(`${s.slug} ${s.enabled ? 'enabled' : 'disabled'}`)));
+document.getElementById('import').addEventListener('click', async () => {
+  const f = document.getElementById('import-file').files[0];
+  if (!f) return flash('Choose a file first', 'err');
+  const text = await f.text();
+  const body = f.name.endsWith('.json') ? {envelope: text} : {skill_md: text, folder: f.name.replace(/\\.md$/i, '')};
+  act(() => api('POST', '/api/skills/import', body), (s) => location.href = '/skills/' + s.slug);
+});"""
+    return layout(request, "Skills", "/skills", body, script)
+
+
+async def skill_page(request: Request) -> HTMLResponse:
+    d = daemon(request)
+    view = skill_view(d, d.store.get(request.path_params["slug"]))
+    slug = view["slug"]
+    meta = view["metadata"].get("metadata", {}) if isinstance(view["metadata"].get("metadata"), dict) else {}
+    approval = view["approval"]
+    checks = "".join(
+        f"<label class='check'><input type='checkbox' data-tool='{t}' {'checked' if t in approval['tools'] else ''}>"
+        f" {t}</label>" for t in GATED_TOOLS)
+    def version_row(v: dict[str, Any]) -> str:
+        current = v["version"] == view["version"]
+        restore = "" if current else f"<button data-restore='{v['version']}'>Restore v{v['version']}</button>"
+        return (f"<tr><td>v{v['version']}{' (current)' if current else ''}</td><td>{e(v['created_at'])}</td>"
+                f"<td>{e(v['note'] or '')}</td><td><span class='ok'>✓{v['success']}</span> "
+                f"<span class='bad'>✗{v['failure']}</span></td><td>{restore}</td></tr>")
+
+    versions = "".join(version_row(v) for v in reversed(view["versions"]))
+    files = "".join(
+        f"<div class='card'><div class='row'><b>{e(path)}</b><span class='muted'>{len(text)} characters</span></div>"
+        f"<textarea data-file='{e(path)}' aria-label='File {e(path)}'>{e(text)}</textarea>"
+        f"<div class='row'><button data-save-file='{e(path)}'>Save {e(path)}</button>"
+        f"<button class='danger' data-remove-file='{e(path)}'>Remove</button></div></div>"
+        for path, text in sorted(view["files"].items()))
+    body = (
+        f"<h1>{e(view['name'])} <span class='muted'>· {e(slug)} · v{view['version']} · "
+        f"{'enabled' if view['enabled'] else 'disabled'}</span></h1>"
+        f"<div class='row'><a class='btn' href='/api/skills/{e(slug)}/export?format=md' download='SKILL.md'>"
+        f"Export SKILL.md</a><a class='btn' href='/api/skills/{e(slug)}/export?format=json' download='{e(slug)}.json'>"
+        f"Export JSON</a></div>"
+        f"<h2>Scope</h2><p>{e(meta.get('teachd-scope') or 'not a taught skill: no scope recorded')}</p>"
+        f"<h2>Approval</h2><div class='card'><label class='check'><input type='checkbox' id='always-ask' "
+        f"{'checked' if approval['always_ask'] else ''}> Always ask</label><div>{checks}</div>"
+        f"<p class='muted'>None checked means all six tools ask.</p>"
+        f"<button id='save-approval' class='primary'>Save approval</button></div>"
+        f"<h2>Description</h2><textarea id='description' aria-label='Description' style='min-height:70px'>"
+        f"{e(view['description'])}</textarea>"
+        f"<h2>Instructions</h2><textarea id='instructions' aria-label='Instructions' style='min-height:300px'>"
+        f"{e(view['instructions'])}</textarea>"
+        f"<div class='row'><button id='save-content' class='primary'>Save description and instructions</button></div>"
+        f"<h2>Files</h2>{files or '<p class=muted>No bundled files.</p>'}"
+        f"<div class='card'><div class='row'><input type='text' id='new-path' aria-label='New file path' "
+        f"placeholder='references/notes.md'></div><textarea id='new-text' aria-label='New file text'></textarea>"
+        f"<button id='add-file'>Add file</button></div>"
+        f"<h2>Versions</h2><table><thead><tr><th>Version</th><th>Created</th><th>Note</th><th>Runs</th><th></th>"
+        f"</tr></thead><tbody>{versions}</tbody></table>"
+        f"<h2>Danger</h2><button class='danger' id='delete'>Delete this skill</button>")
+    script = f"""
+const SLUG = {js(slug)};
+const reload = () => location.reload();
+document.getElementById('save-approval').addEventListener('click', () => act(() => api('PUT',
+  `/api/skills/${{SLUG}}/approval`, {{always_ask: document.getElementById('always-ask').checked,
+  tools: [...document.querySelectorAll('[data-tool]')].filter(b => b.checked).map(b => b.dataset.tool)}}), reload));
+document.getElementById('save-content').addEventListener('click', () => act(() => api('PUT',
+  `/api/skills/${{SLUG}}/content`, {{description: document.getElementById('description').value,
+  instructions: document.getElementById('instructions').value}}), reload));
+for (const b of document.querySelectorAll('[data-save-file]')) b.addEventListener('click', () => act(() => api('PUT',
+  `/api/skills/${{SLUG}}/files/${{b.dataset.saveFile}}`, {{text: document.querySelector(
+  `textarea[data-file="${{b.dataset.saveFile}}"]`).value}}), reload));
+for (const b of document.querySelectorAll('[data-remove-file]')) b.addEventListener('click', () => act(() =>
+  api('DELETE', `/api/skills/${{SLUG}}/files/${{b.dataset.removeFile}}`), reload));
+document.getElementById('add-file').addEventListener('click', () => act(() => api('PUT',
+  `/api/skills/${{SLUG}}/files/${{document.getElementById('new-path').value}}`,
+  {{text: document.getElementById('new-text').value}}), reload));
+for (const b of document.querySelectorAll('[data-restore]')) b.addEventListener('click', () => act(() =>
+  api('POST', `/api/skills/${{SLUG}}/restore`, {{version: Number(b.dataset.restore)}}), reload));
+document.getElementById('delete').addEventListener('click', () => {{
+  if (confirm('Delete ' + SLUG + ' and all its versions?'))
+    act(() => api('DELETE', `/api/skills/${{SLUG}}`), () => location.href = '/skills');
+}});"""
+    return layout(request, view["name"], "/skills", body, script)
+
+
+async def teach_page(request: Request) -> HTMLResponse:
+    body = ("<h1>Teach</h1><div class='card'><div class='row'><input type='text' id='name' aria-label='Task name' "
+            "placeholder='What the task is, e.g. Submit an expense report'></div><div class='row' style='margin-top:8px'>"
+            "<input type='url' id='url' aria-label='Start URL' placeholder='https://… where the task starts'></div>"
+            "<div class='row' style='margin-top:8px'><button id='start' class='primary'>Start</button>"
+            "<button id='stop'>Stop and save</button><span id='state' class='muted'></span></div></div>"
+            "<h2>Steps captured</h2><table><thead><tr><th>#</th><th>Action</th><th>Target</th></tr></thead>"
+            "<tbody id='steps'></tbody></table><div id='result'></div>")
+    script = """
+const esc = (s) => String(s).replace(/[&<>"']/g, (c) => '&#' + c.charCodeAt(0) + ';');
+function show(st) {
+  document.getElementById('state').textContent = st.recording ? `Recording “${st.name}” — Chromium is open` : '';
+  document.getElementById('steps').innerHTML = st.steps.map((s, i) => `<tr><td>${i + 1}</td><td>${esc(s.action)}</td>
+    <td>${esc(s.target)} ${s.masked ? '<span class="masked">masked</span>' : ''}</td></tr>`).join('');
+  const r = st.result, out = document.getElementById('result');
+  if (r && r.ok) out.innerHTML = `<p class="ok">Saved <a href="/skills/${esc(r.slug)}">${esc(r.slug)} v${r.version}</a>.</p>`;
+  else if (r) out.innerHTML = `<p class="bad">${esc(r.error)} — the recording is kept in ${esc(r.recording_dir || '')}</p>`;
+}
+async function poll() { try { show(await api('GET', '/api/teach')); } catch (e) {} }
+document.getElementById('start').addEventListener('click', () => act(() => api('POST', '/api/teach',
+  {name: document.getElementById('name').value, url: document.getElementById('url').value}), show));
+document.getElementById('stop').addEventListener('click', () => act(() => api('POST', '/api/teach/stop'), show));
+poll(); setInterval(poll, 700);"""
+    return layout(request, "Teach", "/teach", body, script)
+
+
+def _chips(run: dict[str, Any]) -> str:
+    out = []
+    for slug, version in sorted(run["skills"].items()):
+        given = run["feedback"].get(slug)
+        label = f"{e(slug)} · v{version}"
+        if given:
+            mark = "✓ worked" if given == "success" else "✗ failed"
+            out.append(f"<span class='chip'>{label}<span class='done {'ok' if given == 'success' else 'bad'}'>"
+                       f"{mark}</span></span>")
+        else:
+            out.append(f"<span class='chip' data-run='{e(run['run_id'])}' data-slug='{e(slug)}'>{label}"
+                       f"<button data-outcome='success'>Worked</button><button data-outcome='failure'>Failed</button>"
+                       "</span>")
+    return "".join(out) or "<span class='muted'>no skills loaded</span>"
+
+
+async def runs_page(request: Request) -> HTMLResponse:
+    d = daemon(request)
+    runs = [{**r, "feedback": d.runs.feedback_given(r["run_id"])} for r in d.runs.recent()]
+    rows = "".join(
+        f"<tr><td><code>{e(r['run_id'])}</code><div class='muted'>{e(r['started_at'])}</div></td>"
+        f"<td class='{'ok' if r['status'] == 'success' else 'bad' if r['status'] in ('failure', 'aborted') else ''}'>"
+        f"{e(r['status'])}</td><td>{e(r['message'] or '')}</td><td>{_chips(r)}</td></tr>" for r in runs)
+    taught = [s.slug for s in d.store.all(enabled_only=True)]
+    options = "".join(f"<option>{e(s)}</option>" for s in taught)
+    body = ("<h1>Runs</h1><div class='card row'><select id='slug' aria-label='Skill to run'>" + options +
+            "</select><button id='run' class='primary'>Run</button><span class='muted'>Its approvals wait on "
+            "the Approvals page.</span></div><table><thead><tr><th>Run</th><th>Status</th><th>Message</th>"
+            f"<th>Skills (one click: did it work?)</th></tr></thead><tbody>{rows}</tbody></table>")
+    script = """
+for (const chip of document.querySelectorAll('.chip[data-run]')) {
+  for (const b of chip.querySelectorAll('button')) b.addEventListener('click', () => {
+    chip.querySelectorAll('button').forEach((x) => x.disabled = true);
+    act(() => api('POST', `/api/runs/${chip.dataset.run}/feedback`, {slug: chip.dataset.slug, outcome: b.dataset.outcome}),
+        (r) => { const got = r.feedback[chip.dataset.slug];
+                 chip.innerHTML = chip.firstChild.textContent + `<span class="done ${got === 'success' ? 'ok' : 'bad'}">`
+                   + (got === 'success' ? '✓ worked' : '✗ failed') + ` → v${r.version}</span>`; });
+  });
+}
+const run = document.getElementById('run');
+if (run) run.addEventListener('click', () => act(() => api('POST', '/api/runs', {slug: document.getElementById('slug').value}),
+  () => { flash('Started: answer its approvals on the Approvals page'); setTimeout(() => location.reload(), 1500); }));"""
+    return layout(request, "Runs", "/runs", body, script)
+
+
+async def approvals_page(request: Request) -> HTMLResponse:
+    d = daemon(request)
+    pending = "".join(
+        f"<tr><td>{e(p['run_id'])}<div class='muted'>step {p['step']}</div></td><td>{e(p['tool'])}: {e(p['action'])}"
+        f"<div class='muted'>{e(p['page'] or '')}</div></td><td>{e(', '.join(p['skills']))}<div class='muted'>"
+        f"{e(p['reason'])}</div></td><td><button class='primary' data-answer='{p['id']}' data-allow='1'>Allow once"
+        f"</button> <button class='danger' data-answer='{p['id']}' data-allow='0'>Deny</button></td></tr>"
+        for p in d.approvals.pending())
+    rules = "".join(f"<tr><td>{e(r['tool'])}</td><td>{e(r['created_at'])}</td><td><button data-revoke='{r['id']}'>"
+                    "Revoke</button></td></tr>" for r in d.rules.all())
+    body = ("<h1>Approvals</h1><h2>Waiting</h2><table><thead><tr><th>Run</th><th>Action</th><th>Required by</th>"
+            f"<th></th></tr></thead><tbody id='pending'>{pending or '<tr><td colspan=4 class=muted>Nothing waits.</td></tr>'}"
+            "</tbody></table><p class='muted'>A request nobody answers in 5 minutes is denied. A saved rule never "
+            "satisfies a skill that requires approval.</p><h2>Saved rules</h2><table><thead><tr><th>Always allow"
+            f"</th><th>Since</th><th></th></tr></thead><tbody>{rules or '<tr><td colspan=3 class=muted>None.</td></tr>'}"
+            "</tbody></table>")
+    script = """
+for (const b of document.querySelectorAll('[data-answer]')) b.addEventListener('click', () => act(() =>
+  api('POST', `/api/approvals/${b.dataset.answer}`, {allow: b.dataset.allow === '1'}), () => location.reload()));
+for (const b of document.querySelectorAll('[data-revoke]')) b.addEventListener('click', () => act(() =>
+  api('DELETE', `/api/rules/${b.dataset.revoke}`), () => location.reload()));
+setTimeout(() => location.reload(), 3000);"""
+    return layout(request, "Approvals", "/approvals", body, script)
+
+
+ROUTES = [
+    Route("/", home), Route("/login", login), Route("/logged-out", logged_out), Route("/favicon.ico", favicon),
+    Route("/skills", skills_page), Route("/skills/{slug}", skill_page), Route("/teach", teach_page),
+    Route("/runs", runs_page), Route("/approvals", approvals_page),
+]

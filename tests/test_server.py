@@ -1,0 +1,327 @@
+"""`teachd serve` for real: the command on a free loopback port, httpx for
+each security point, Playwright in Debian's Chromium for the pages, the
+sample app for runs that wait on approvals."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from teachd.config import Settings
+from teachd.demo.sampleapp import SampleApp
+from teachd.store import open_store
+from teachd.store.runs import RunStore
+from tests.conftest import all_bytes_under
+from tests.desktop import free_port
+from tests.sample_task import PASSWORD, SLUG
+
+SHOTS = os.environ.get("TEACHD_SCREENSHOTS")  # a folder: the README's pictures are made here
+
+
+@dataclass
+class Server:
+    proc: subprocess.Popen[str]
+    url: str
+    login_url: str
+    token: str
+    home: Path
+    env: dict[str, str]
+
+    def api(self) -> httpx.Client:
+        return httpx.Client(base_url=self.url, headers={"Authorization": f"Bearer {self.token}"}, timeout=30)
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(60)
+
+
+def serve(env: dict[str, str], *args: str) -> Server:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "teachd", "serve", "--port", str(port), "--json", *args],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    assert first, proc.stderr.read() if proc.stderr else ""
+    info = json.loads(first)
+    home = Path(env["TEACHD_HOME"])
+    server = Server(proc, info["url"].rstrip("/"), info["login_url"], (home / "token").read_text().strip(),
+                    home, env)
+    for _ in range(100):  # the line comes before uvicorn binds: wait until it answers
+        try:
+            httpx.get(server.url + "/logged-out", timeout=1)
+            break
+        except httpx.TransportError:
+            import time
+
+            time.sleep(0.05)
+    return server
+
+
+@pytest.fixture
+def server(taught) -> Iterator[Server]:
+    env, _port = taught
+    s = serve({**env, "TEACHD_SECRET_PASSWORD": PASSWORD})
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    from recorder.browser import chromium_path, launch_args
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=chromium_path(None), args=launch_args(None))
+        yield b
+        b.close()
+
+
+def logged_in(browser: Any, server: Server, link: str | None = None) -> Any:
+    page = browser.new_page(viewport={"width": 1280, "height": 860})
+    page.goto(link or server.login_url)
+    assert page.url.endswith("/skills")
+    return page
+
+
+def shot(page: Any, name: str) -> None:
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(SHOTS) / f"{name}.png"))
+
+
+# -- security ---------------------------------------------------------------
+
+
+def test_loopback_unless_allow_remote_and_the_token_file_is_private(env) -> None:
+    p = subprocess.run([sys.executable, "-m", "teachd", "serve", "--host", "0.0.0.0", "--port", str(free_port())],
+                       env=env, capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2 and "--allow-remote" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+    s = serve(env)
+    try:
+        assert s.url.startswith("http://127.0.0.1:")
+        assert (s.home / "token").stat().st_mode & 0o777 == 0o600
+    finally:
+        assert s.stop() == 0
+
+
+def test_every_page_and_api_route_refuses_an_unauthenticated_request(server: Server) -> None:
+    with httpx.Client(base_url=server.url) as anon:
+        for path in ("/skills", f"/skills/{SLUG}", "/teach", "/runs", "/approvals", "/"):
+            r = anon.get(path)
+            assert r.status_code == 303 and r.headers["location"] == "/logged-out", path
+        assert anon.get("/logged-out").status_code == 401
+        for method, path in (("GET", "/api/skills"), ("GET", f"/api/skills/{SLUG}"), ("GET", "/api/runs"),
+                             ("POST", "/api/runs"), ("PUT", f"/api/skills/{SLUG}/enabled"),
+                             ("GET", "/openapi.json"), ("POST", "/api/teach")):
+            assert anon.request(method, path, json={}).status_code == 401, path
+        assert anon.get("/api/skills", headers={"Authorization": "Bearer wrong-token"}).status_code == 401
+    with server.api() as api:
+        assert api.get("/api/skills").status_code == 200
+
+
+def test_a_host_other_than_the_bound_one_gets_421(server: Server) -> None:
+    with server.api() as api:
+        for host in ("evil.example:80", "attacker.test", f"127.0.0.2:{server.url.rsplit(':', 1)[1]}"):
+            r = api.get("/api/skills", headers={"Host": host})
+            assert r.status_code == 421, host
+        assert api.get("/api/skills", headers={"Host": server.url.removeprefix("http://")}).status_code == 200
+
+
+def test_the_login_link_works_once_sets_a_strict_cookie_and_changes_need_csrf(server: Server) -> None:
+    with httpx.Client(base_url=server.url) as web:
+        r = web.get(server.login_url.removeprefix(server.url))
+        cookie = r.headers["set-cookie"]
+        assert r.status_code == 303 and "HttpOnly" in cookie and "samesite=strict" in cookie.lower()
+        page = web.get("/skills")
+        assert page.status_code == 200 and SLUG in page.text
+        csrf = re.search(r"name='csrf' content='([^']+)'", page.text).group(1)
+        change = f"/api/skills/{SLUG}/enabled"
+        assert web.put(change, json={"on": False}).status_code == 403  # the cookie alone is not enough
+        assert web.put(change, json={"on": False}, headers={"X-CSRF-Token": "x" + csrf}).status_code == 403
+        assert web.put(change, json={"on": False}, headers={"X-CSRF-Token": csrf}).status_code == 200
+    with httpx.Client(base_url=server.url) as again:
+        r = again.get(server.login_url.removeprefix(server.url))  # used already
+        assert r.headers["location"] == "/logged-out" and "set-cookie" not in r.headers
+    with server.api() as api:
+        assert api.get(f"/api/skills/{SLUG}").json()["enabled"] is False
+
+
+def test_bodies_are_capped_and_no_cors_is_offered(server: Server) -> None:
+    with server.api() as api:
+        big = api.put(f"/api/skills/{SLUG}/files/references/big.md",
+                      content=json.dumps({"text": "x" * (3 * 1024 * 1024)}))
+        assert big.status_code == 413
+        r = api.options("/api/skills", headers={"Origin": "https://evil.example",
+                                                 "Access-Control-Request-Method": "PUT"})
+        assert "access-control-allow-origin" not in {k.lower() for k in r.headers}
+        r = api.get("/api/skills", headers={"Origin": "https://evil.example"})
+        assert "access-control-allow-origin" not in {k.lower() for k in r.headers}
+
+
+def test_sigterm_stops_cleanly_and_a_waiting_run_is_recorded_as_aborted(taught) -> None:
+    env, port = taught
+    s = serve({**env, "TEACHD_SECRET_PASSWORD": PASSWORD})
+    with SampleApp(password=PASSWORD, port=port) as app, s.api() as api:
+        api.post("/api/runs", json={"slug": SLUG})
+        for _ in range(200):
+            if api.get("/api/approvals").json()["pending"]:
+                break
+            import time
+
+            time.sleep(0.05)
+        assert s.stop() == 0
+        assert app.state.sessions == set() and app.state.clicked() == []
+    runs = RunStore(open_store(Settings(home=s.home, owner="alice"))).recent()
+    assert runs[0]["status"] == "aborted" and "not approved" in runs[0]["message"]
+
+
+# -- pages, in a real browser -------------------------------------------------
+
+
+def test_skills_page_switches_search_and_the_editor(server: Server, browser) -> None:
+    page = logged_in(browser, server)
+    shot(page, "skills")
+    switch = page.get_by_role("switch", name=f"Enabled: {SLUG}")
+    switch.uncheck()
+    page.get_by_text(f"{SLUG} disabled").wait_for()
+    with server.api() as api:
+        assert api.get(f"/api/skills/{SLUG}").json()["enabled"] is False
+        v0 = api.get(f"/api/skills/{SLUG}").json()["version"]
+    page.get_by_role("searchbox", name="Search skills").fill("$no-such-skill")
+    assert not page.get_by_role("row").filter(has_text=SLUG).is_visible()
+    page.get_by_role("searchbox", name="Search skills").fill(f"${SLUG}")
+    page.get_by_role("link", name=SLUG).click()
+    shot(page, "skill")
+    # the approval: Always ask off, then on with two tools
+    page.get_by_label("Always ask").uncheck()
+    page.get_by_role("button", name="Save approval").click()
+    page.wait_for_load_state()
+    with server.api() as api:
+        assert api.get(f"/api/skills/{SLUG}").json()["approval"]["always_ask"] is False
+    page.get_by_label("Always ask").check()
+    page.get_by_label("run_command").check()
+    page.get_by_role("button", name="Save approval").click()
+    page.get_by_text(f"v{v0 + 2}").first.wait_for()
+    # a file within the limits, then one over them
+    page.get_by_label("New file path").fill("references/notes.md")
+    page.get_by_label("New file text").fill("Ask finance before filing.")
+    page.get_by_role("button", name="Add file").click()
+    page.get_by_label("File references/notes.md").wait_for()
+    page.get_by_label("New file path").fill("references/huge.md")
+    page.get_by_label("New file text").fill("y" * (201 * 1024))
+    page.get_by_role("button", name="Add file").click()
+    page.get_by_text("over the 204800-byte limit").wait_for()  # a clear message; nothing saved
+    with server.api() as api:
+        view = api.get(f"/api/skills/{SLUG}").json()
+    assert view["approval"]["always_ask"] and sorted(view["approval"]["tools"]) == ["computer_act", "run_command"]
+    assert view["files"]["references/notes.md"] == "Ask finance before filing."
+    assert "references/huge.md" not in view["files"] and view["version"] == v0 + 3
+    # restore the first version: a new version equal to it
+    page.get_by_role("button", name="Restore v1").click()
+    page.get_by_text(f"v{v0 + 4}").first.wait_for()
+    with server.api() as api:
+        view = api.get(f"/api/skills/{SLUG}").json()
+    assert view["version"] == v0 + 4 and "references/notes.md" not in view["files"]
+    assert view["approval"] == {"always_ask": True, "tools": ["computer_act"]}
+
+
+def test_one_click_on_a_run_chip_is_one_version_even_double_clicked(server: Server, browser) -> None:
+    runs = RunStore(open_store(Settings(home=server.home, owner="alice")))
+    for run_id, status in (("run-20261130-000001-aaaaaa", "success"), ("run-20261130-000002-bbbbbb", "failure")):
+        runs.start(run_id, {SLUG: 1})
+        runs.finish(run_id, status, {"message": "replayed", "steps": [], "slug": SLUG})
+    with server.api() as api:
+        v0 = api.get(f"/api/skills/{SLUG}").json()["version"]
+    page = logged_in(browser, server)
+    page.goto(server.url + "/runs")
+    shot(page, "runs")
+    chip = page.locator(".chip[data-run='run-20261130-000001-aaaaaa']")
+    chip.get_by_role("button", name="Worked").dblclick()
+    page.get_by_text("✓ worked").first.wait_for()
+    other = logged_in(browser, server, f"{server.url}/login?token={server.token}")  # another tab, another session
+    other.goto(server.url + "/runs")
+    with server.api() as api:
+        again = api.post("/api/runs/run-20261130-000001-aaaaaa/feedback", json={"slug": SLUG, "outcome": "failure"})
+        assert again.status_code == 200
+        view = api.get(f"/api/skills/{SLUG}").json()
+    assert view["version"] == v0 + 1  # one click, one version
+    history = view["instructions"].split("## History", 1)[1]
+    assert history.count("run run-20261130-000001-aaaaaa") == 1 and "— success —" in history
+    assert other.locator(".chip").filter(has_text="✓ worked").count() == 1
+
+
+def test_allow_once_unblocks_a_waiting_replay_and_deny_stops_it_with_no_effect(taught, browser) -> None:
+    env, port = taught
+    s = serve({**env, "TEACHD_SECRET_PASSWORD": PASSWORD})
+    try:
+        with SampleApp(password=PASSWORD, port=port) as app:
+            page = logged_in(browser, s)
+            page.goto(s.url + "/runs")
+            page.get_by_role("button", name="Run").click()
+            page.goto(s.url + "/approvals")
+            first = page.get_by_role("button", name="Allow once")
+            first.wait_for(timeout=30_000)
+            assert "step 1" in page.locator("#pending").inner_text()
+            shot(page, "approvals")
+            first.click()
+            page.wait_for_function("() => document.querySelector('#pending').innerText.includes('step 2')",
+                                   timeout=30_000)
+            page.get_by_role("button", name="Deny").click()
+            with s.api() as api:
+                for _ in range(200):
+                    runs = api.get("/api/runs").json()
+                    if runs and runs[0]["status"] != "running":
+                        break
+                    page.wait_for_timeout(100)
+            assert runs[0]["status"] == "aborted", runs[0]
+            assert app.state.reports == [] and app.state.sessions == set()  # step 2 (typing) never happened
+            assert app.state.clicked() == []
+    finally:
+        s.stop()
+
+
+def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browser) -> None:
+    env, port = taught
+    env = {k: v for k, v in env.items() if k != "DISPLAY"}  # no display: the page teaches headless
+    s = serve(env)
+    try:
+        with SampleApp(password=PASSWORD, port=port) as app:
+            page = logged_in(browser, s)
+            page.goto(s.url + "/teach")
+            page.get_by_label("Task name").fill("Sign in to expenses")
+            page.get_by_label("Start URL").fill(app.url + "/login")
+            page.get_by_role("button", name="Start").click()
+            page.get_by_text("Recording “Sign in to expenses”").wait_for(timeout=30_000)
+            with s.api() as api:
+                cdp = api.get("/api/teach").json()["cdp_port"]
+            taught_page = browser.browser_type.connect_over_cdp(f"http://127.0.0.1:{cdp}").contexts[0].pages[0]
+            taught_page.wait_for_selector("#email")
+            taught_page.click("#email")
+            taught_page.keyboard.type("alice@example.com")
+            taught_page.click("#password")
+            taught_page.keyboard.type(PASSWORD)
+            taught_page.click("button[type=submit]")
+            taught_page.wait_for_url("**/dashboard")
+            page.locator("#steps").get_by_text("the Sign in button").wait_for(timeout=15_000)
+            steps = page.locator("#steps").inner_text()
+            assert "type\tthe Password field masked" in steps and PASSWORD not in steps
+            shot(page, "teach")
+            page.get_by_role("button", name="Stop and save").click()
+            page.get_by_role("link", name="taught-sign-in-to-expenses v1").click()
+            assert page.url.endswith("/skills/taught-sign-in-to-expenses")
+    finally:
+        s.stop()
+    assert PASSWORD.encode() not in all_bytes_under(s.home)
