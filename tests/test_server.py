@@ -325,3 +325,40 @@ def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browse
     finally:
         s.stop()
     assert PASSWORD.encode() not in all_bytes_under(s.home)
+
+
+def test_the_api_loads_updates_and_shows_runs_as_the_cli_does(server: Server, cli_env_runner) -> None:
+    with server.api() as api:
+        loaded = api.get(f"/api/skills/{SLUG}/load").json()
+        cli_loaded = json.loads(cli_env_runner(server.env, "skills", "load", SLUG, "--json").stdout)
+        assert loaded == cli_loaded
+        envelope = api.get(f"/api/skills/{SLUG}/export", params={"format": "json"}).text
+        data = json.loads(envelope)
+        data["description"] = "Files an expense report and sets up the approvers group."
+        updated = api.put(f"/api/skills/{SLUG}", json={"envelope": json.dumps(data)})
+        assert updated.status_code == 200 and updated.json()["description"] == data["description"]
+        assert api.put("/api/skills/taught-nope", json={"envelope": envelope}).status_code == 404
+        assert api.get("/api/runs/run-nope").status_code == 404
+        api.put(f"/api/skills/{SLUG}/enabled", json={"on": False})
+        assert api.get(f"/api/skills/{SLUG}/load").status_code == 409  # a disabled skill does not load
+
+
+def test_import_a_folder_from_the_page_and_export_it_again(server: Server, browser, tmp_path: Path) -> None:
+    folder = tmp_path / "expense-policy"
+    (folder / "references").mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: expense-policy\ndescription: What the expense policy allows."
+                                     "\n---\n\n# Expense policy\n\nSee references/limits.md.\n")
+    (folder / "references" / "limits.md").write_text("Taxi: up to 60 EUR.\n")
+    page = logged_in(browser, server)
+    page.get_by_label("A skill folder").set_input_files(str(folder))
+    page.get_by_role("button", name="Import").click()
+    page.wait_for_url("**/skills/expense-policy")
+    assert page.get_by_label("File references/limits.md").input_value() == "Taxi: up to 60 EUR.\n"
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Export SKILL.md").click()
+    exported = Path(download.value.path()).read_text()
+    assert exported.startswith("---\nname: expense-policy\n") and "# Expense policy" in exported
+    page.goto(server.url + "/skills")
+    page.get_by_label("A skill folder").set_input_files(str(folder))
+    page.get_by_role("button", name="Import").click()
+    page.get_by_text("already exists").wait_for()  # a second import is refused, with the reason

@@ -102,13 +102,8 @@ def manifest(app: App, as_json: bool) -> None:
 def load(app: App, slug: str, as_json: bool) -> None:
     """Print a skill's instructions, then the files bundled with it."""
     skill = app.store.load(slug)
-    files = sorted(skill.current.files)
-    data = {
-        "slug": slug,
-        "version": skill.current_version,
-        "instructions": skill.current.instructions,
-        "files": files,
-    }
+    data = skill.loaded()
+    files = data["files"]
     emit(
         as_json,
         data,

@@ -52,8 +52,7 @@ class RunSession:
             raise NotFound(f"skill {slug!r} is not bound to this run's profile")
         skill = self.store.load(slug)  # refuses a disabled skill
         self._take(skill)
-        return {"slug": slug, "version": skill.current_version,
-                "instructions": skill.current.instructions, "files": sorted(skill.current.files)}
+        return skill.loaded()
 
     def unload(self, slug: str) -> None:
         self.loaded.pop(slug, None)

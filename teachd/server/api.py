@@ -13,11 +13,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from teachd.errors import BadInput, NotFound
+from teachd.errors import BadInput, Conflict, NotFound
 from teachd.runner.feedback import OUTCOMES, give_feedback
 from teachd.server.state import Daemon
 from teachd.skills.approval import GATED_TOOLS, Approval
-from teachd.skills.exchange import export_envelope, export_md, from_envelope, from_skill_md
+from teachd.skills.exchange import Imported, export_envelope, export_md, from_envelope, from_skill_md
 from teachd.store.models import Skill
 
 
@@ -164,6 +164,43 @@ async def skill_restore(request: Request) -> JSONResponse:
     return JSONResponse(skill_view(d, d.store.restore(request.path_params["slug"], version)))
 
 
+async def skill_load(request: Request) -> JSONResponse:
+    """
+    summary: Load a skill as a run does (instructions, then its files); a disabled skill is refused
+    responses:
+      200: {description: instructions and files}
+      409: {description: disabled}
+    """
+    return JSONResponse(daemon(request).store.load(request.path_params["slug"]).loaded())
+
+
+def _imported(data: dict[str, Any]) -> Imported:
+    if isinstance(data.get("envelope"), str):
+        return from_envelope(data["envelope"])
+    if isinstance(data.get("skill_md"), str):
+        files = data.get("files") or {}
+        if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                  for k, v in files.items()):
+            raise BadInput("`files` maps relative paths to text")
+        return from_skill_md(data["skill_md"], str(data.get("folder") or ""), files)
+    raise BadInput("send `skill_md` (with `folder`, and the folder's other `files`) or `envelope`")
+
+
+async def skill_update(request: Request) -> JSONResponse:
+    """
+    summary: A new version from a SKILL.md (`skill_md`) or a JSON envelope (`envelope`), as `skills update`
+    responses:
+      200: {description: the skill}
+      404: {description: no such skill}
+    """
+    slug = request.path_params["slug"]
+    d = daemon(request)
+    d.store.get(slug)
+    imported = _imported(await body(request))
+    skill = d.store.save(slug, imported.onto, note="updated in the web UI")
+    return JSONResponse(skill_view(d, skill))
+
+
 async def skill_delete(request: Request) -> JSONResponse:
     """
     summary: Delete a skill and all its versions
@@ -193,18 +230,10 @@ async def skill_import(request: Request) -> JSONResponse:
       200: {description: the new skill}
       409: {description: the slug exists}
     """
-    data = await body(request)
-    if isinstance(data.get("envelope"), str):
-        imported = from_envelope(data["envelope"])
-    elif isinstance(data.get("skill_md"), str):
-        imported = from_skill_md(data["skill_md"], str(data.get("folder") or ""), {})
-    else:
-        raise BadInput("send `skill_md` (with `folder`) or `envelope`")
+    imported = _imported(await body(request))
     d = daemon(request)
     if d.store.exists(imported.slug):
-        from teachd.errors import Conflict
-
-        raise Conflict(f"skill {imported.slug!r} already exists")
+        raise Conflict(f"skill {imported.slug!r} already exists; update it instead")
     skill = d.store.save(imported.slug, imported.onto, note="imported in the web UI")
     return JSONResponse(skill_view(d, skill))
 
@@ -253,6 +282,18 @@ async def runs_list(request: Request) -> JSONResponse:
     """
     d = daemon(request)
     return JSONResponse([{**r, "feedback": d.runs.feedback_given(r["run_id"])} for r in d.runs.recent()])
+
+
+async def run_show(request: Request) -> JSONResponse:
+    """
+    summary: One run, with its feedback
+    responses:
+      200: {description: the run}
+      404: {description: no such run}
+    """
+    d = daemon(request)
+    run_id = request.path_params["run_id"]
+    return JSONResponse({**d.runs.one(run_id), "feedback": d.runs.feedback_given(run_id)})
 
 
 async def runs_start(request: Request) -> JSONResponse:
@@ -345,6 +386,8 @@ ROUTES = [
     Route("/api/skills/import", skill_import, methods=["POST"]),
     Route("/api/skills/{slug}", skill_show, methods=["GET"]),
     Route("/api/skills/{slug}", skill_delete, methods=["DELETE"]),
+    Route("/api/skills/{slug}", skill_update, methods=["PUT"]),
+    Route("/api/skills/{slug}/load", skill_load, methods=["GET"]),
     Route("/api/skills/{slug}/enabled", skill_enable, methods=["PUT"]),
     Route("/api/skills/{slug}/content", skill_content, methods=["PUT"]),
     Route("/api/skills/{slug}/files/{path:path}", skill_file, methods=["PUT", "DELETE"]),
@@ -357,6 +400,7 @@ ROUTES = [
     Route("/api/teach/stop", teach_stop, methods=["POST"]),
     Route("/api/runs", runs_list, methods=["GET"]),
     Route("/api/runs", runs_start, methods=["POST"]),
+    Route("/api/runs/{run_id}", run_show, methods=["GET"]),
     Route("/api/runs/{run_id}/feedback", run_feedback, methods=["POST"]),
     Route("/api/approvals", approvals_list, methods=["GET"]),
     Route("/api/approvals/{pid:int}", approval_answer, methods=["POST"]),

@@ -127,8 +127,10 @@ async def skills_page(request: Request) -> HTMLResponse:
             f"<input type='search' id='search' aria-label='Search skills' placeholder='Search, or $slug'>"
             f"</div>{table}<h2>Import</h2><div class='card'><div class='row'>"
             f"<input type='file' id='import-file' aria-label='A SKILL.md or a JSON envelope' accept='.md,.json'>"
-            f"<button id='import' class='primary'>Import</button></div><p class='muted'>A SKILL.md or a JSON "
-            f"envelope (from Export). Importing from a URL arrives with URL import.</p></div>")
+            f"<span class='muted'>or a folder:</span><input type='file' id='import-folder' webkitdirectory "
+            f"aria-label='A skill folder'><button id='import' class='primary'>Import</button></div>"
+            f"<p class='muted'>A SKILL.md, a JSON envelope (from Export) or a skill folder (its SKILL.md and "
+            f"text files). Importing from a URL arrives with URL import.</p></div>")
     script = """
 document.getElementById('search').addEventListener('input', (ev) => {
   const q = ev.target.value.trim().toLowerCase();
@@ -141,8 +143,20 @@ for (const box of document.querySelectorAll('[data-enable]')) box.addEventListen
   act(() => api('PUT', `/api/skills/${box.dataset.enable}/enabled`, {on: box.checked}),
       (s) => flash(`${s.slug} ${s.enabled ? 'enabled' : 'disabled'}`)));
 document.getElementById('import').addEventListener('click', async () => {
+  const folder = [...document.getElementById('import-folder').files];
+  if (folder.length) {
+    const top = folder[0].webkitRelativePath.split('/')[0], files = {};
+    let skillMd = null;
+    for (const f of folder) {
+      const rel = f.webkitRelativePath.split('/').slice(1).join('/');
+      if (rel === 'SKILL.md') skillMd = await f.text(); else files[rel] = await f.text();
+    }
+    if (skillMd === null) return flash('That folder has no SKILL.md', 'err');
+    return act(() => api('POST', '/api/skills/import', {skill_md: skillMd, folder: top, files}),
+               (s) => location.href = '/skills/' + s.slug);
+  }
   const f = document.getElementById('import-file').files[0];
-  if (!f) return flash('Choose a file first', 'err');
+  if (!f) return flash('Choose a file or a folder first', 'err');
   const text = await f.text();
   const body = f.name.endsWith('.json') ? {envelope: text} : {skill_md: text, folder: f.name.replace(/\\.md$/i, '')};
   act(() => api('POST', '/api/skills/import', body), (s) => location.href = '/skills/' + s.slug);

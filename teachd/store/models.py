@@ -43,6 +43,11 @@ class Skill:
     def is_taught(self) -> bool:
         return self.slug.startswith("taught-")
 
+    def loaded(self) -> dict[str, Any]:
+        """What loading the skill gives a run: its instructions, then its files."""
+        return {"slug": self.slug, "version": self.current_version,
+                "instructions": self.current.instructions, "files": sorted(self.current.files)}
+
     def summary(self) -> dict[str, Any]:
         return {
             "slug": self.slug,

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from teachd.errors import NotFound
 from teachd.store.db import Transaction
 from teachd.store.skills import SkillStore
 
@@ -64,14 +65,20 @@ class RunStore:
         """The latest runs, newest first, with their detail opened."""
         rows = self.db.query("SELECT * FROM runs WHERE owner = ? ORDER BY started_at DESC, id DESC LIMIT ?",
                              (self.owner, limit))
-        out = []
-        for r in rows:
-            sealed = r["detail"]
-            detail = json.loads(self.skills.cipher.open(self.owner, "run:" + r["id"], 0, "detail", sealed))
-            out.append({"run_id": r["id"], "status": r["status"], "started_at": r["started_at"],
-                        "finished_at": r["finished_at"], "skills": json.loads(r["skills"]),
-                        "message": detail.get("message", ""), "slug": detail.get("slug")})
-        return out
+        return [self._view(r) for r in rows]
+
+    def one(self, run_id: str) -> dict[str, Any]:
+        rows = self.db.query("SELECT * FROM runs WHERE id = ? AND owner = ?", (run_id, self.owner))
+        if not rows:
+            raise NotFound(f"no run {run_id!r}")
+        return self._view(rows[0])
+
+    def _view(self, r: dict[str, Any]) -> dict[str, Any]:
+        detail = json.loads(self.skills.cipher.open(self.owner, "run:" + r["id"], 0, "detail", r["detail"]))
+        return {"run_id": r["id"], "status": r["status"], "started_at": r["started_at"],
+                "finished_at": r["finished_at"], "skills": json.loads(r["skills"]),
+                "message": detail.get("message", ""), "slug": detail.get("slug"),
+                "steps": detail.get("steps", [])}
 
     def feedback_given(self, run_ref: str) -> dict[str, str]:
         """slug → outcome of the feedback already recorded for a run."""
