@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import threading
 import time
 from dataclasses import dataclass, field
@@ -181,8 +182,6 @@ class Teaching:
         if self.process.proc.poll() is None:
             self.process.proc.terminate()  # SIGTERM: the recorder stops, compiles and saves
         code, out, err = self.process.finish(timeout=120)
-        import json
-
         try:
             self.result = {"ok": code == 0, **(json.loads(out) if code == 0 else {})}
         except ValueError:
