@@ -18,7 +18,7 @@ from typing import Any
 from compiler.names import describe
 from recorder.writer import EventWriter, Ticket
 
-COMMANDS = frozenset({"hello", "bar", "pause", "resume", "undo", "stop", "mark"})
+COMMANDS = frozenset({"hello", "bar", "pause", "resume", "undo", "stop", "mark", "marked"})
 RECENT = 3
 
 
@@ -46,6 +46,7 @@ class Bar:
     writer: EventWriter
     on_stop: Callable[[], None] | None = None
     paused: bool = False
+    armed: bool = False  # "Mark next field secret" waits for the next field, across pages
     collapsed: bool = False
     position: dict[str, float] | None = None
     recent: deque[str] = field(default_factory=lambda: deque(maxlen=RECENT))
@@ -54,7 +55,7 @@ class Bar:
 
     def state(self, toast: str | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "paused": self.paused, "collapsed": self.collapsed,
-                               "position": self.position, "recent": list(self.recent)}
+                               "armed": self.armed, "position": self.position, "recent": list(self.recent)}
         if toast:
             out["toast"] = toast
         return out
@@ -86,7 +87,11 @@ class Bar:
                 self.on_stop()
             return self.state("Stopping…")
         if kind == "mark":
+            self.armed = True
             return self.state("The field you type into next is masked: its value is never recorded")
+        if kind == "marked":
+            self.armed = False
+            return self.state("This field is masked: its value is never recorded")
         return self.state()
 
     def _undo(self) -> str:

@@ -115,7 +115,7 @@ class BrowserCapture:
     def _handle(self, page: Page | None, data: dict[str, Any]) -> dict[str, Any] | None:
         kind = str(data.get("kind"))
         if kind in COMMANDS:
-            if kind == "mark" and self.on_secret_mark:
+            if kind in ("mark", "marked") and self.on_secret_mark:
                 self.on_secret_mark()
             return self.bar.command(kind, data)
         if kind in ("click", "input", "key") and self.bar.paused:

@@ -371,7 +371,7 @@
   document.addEventListener("focusout", (e) => { flush(e.target); BAR.blurred(e.target); }, true);
   document.addEventListener("focusin", (e) => {
     if (isBar(e.target)) return;
-    if (BAR.armedFor(e.target)) { markSecret(e.target); emit({ kind: "mark" }); }
+    if (BAR.armedFor(e.target)) { markSecret(e.target); emit({ kind: "marked" }); }
     BAR.focused(e.target);
   }, true);
   function markSecret(el) { el.dataset.teachdSecret = "1"; pending.delete(el); BAR.focused(el); }
@@ -388,7 +388,7 @@
     if (e.ctrlKey && e.altKey && (e.key === "s" || e.key === "S")) {
       // the recorder's "secret" hotkey: the focused field's value is never recorded
       const el = document.activeElement;
-      if (el && el !== document.body) { markSecret(el); emit({ kind: "mark" }); }
+      if (el && el !== document.body) { markSecret(el); emit({ kind: "marked" }); }
       e.preventDefault();
       return;
     }
@@ -464,7 +464,8 @@
       root.addEventListener("mousedown", (e) => e.preventDefault());
       root.addEventListener("click", (e) => { e.stopPropagation(); onButton(e); });
       document.documentElement.appendChild(host);
-      if (top) { wireDrag(); emit({ kind: "hello" }); }
+      if (top) wireDrag();
+      emit({ kind: "hello" }); // the bar's state, which outlives this document (paused, armed, …)
     };
     const onButton = (e) => {
       const b = e.target.closest && e.target.closest("button");
@@ -476,8 +477,9 @@
       else if (b.classList.contains("collapse")) { collapsed = !collapsed; show(); sendGeometry(); }
       else if (b.classList.contains("mark")) {
         const el = document.activeElement;
-        if (fillable(el)) window.__teachdMarkSecret(el);
-        else { armed = true; for (let i = 0; i < window.frames.length; i++) window.frames[i].postMessage({ __teachd: "arm" }, "*"); }
+        if (fillable(el)) { window.__teachdMarkSecret(el); emit({ kind: "marked" }); return; }
+        armed = true;
+        for (let i = 0; i < window.frames.length; i++) window.frames[i].postMessage({ __teachd: "arm" }, "*");
         emit({ kind: "mark" });
       }
     };
@@ -525,6 +527,7 @@
     };
     window.__teachdBarAnswer = (r) => {
       if (typeof r.paused === "boolean" && "name" in r) paused = r.paused;
+      if (typeof r.armed === "boolean") armed = r.armed;
       if ("name" in r) {
         collapsed = !!r.collapsed;
         const title = q(".title");
@@ -535,6 +538,7 @@
       }
       if (r.toast) toast(r.toast);
     };
+    window.__teachdArm = () => { armed = true; };
     window.addEventListener("message", (e) => {
       if (!e.data || e.source === window) return;
       if (top && typeof e.data.__teachdToast === "string") toast(e.data.__teachdToast.slice(0, 300));

@@ -4,6 +4,7 @@ SIGINT/SIGTERM, on the browser being closed, or on ``teachd teach stop``."""
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from compiler.secrets import mask_url
 from recorder import __version__
-from recorder.bar import Bar
+from recorder.bar import COMMANDS, Bar
 from recorder.browser import BINDING, CAPTURE_JS, BrowserCapture, chromium_path, launch_args
 from recorder.errors import NoDisplay, RecorderError
 from recorder.writer import EventWriter
@@ -39,6 +40,7 @@ class TeachOptions:
     headless: bool = False
     os_input: bool = True
     viewport: dict[str, int] = field(default_factory=lambda: {"w": 1280, "h": 800})
+    control: Path | None = None  # JSON lines of bar commands from elsewhere (the daemon's Teach page)
     on_ready: Callable[[dict[str, Any]], None] | None = None
 
 
@@ -128,6 +130,7 @@ def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Out
                 desktop = _start_desktop(writer)
             if opts.on_ready:
                 opts.on_ready({"recording_dir": str(opts.folder), "cdp_port": opts.cdp_port})
+            commands = Commands(opts.control)
             while not stop.is_set():
                 live = [p for p in ctx.pages if not p.is_closed()]
                 if not live:
@@ -136,6 +139,8 @@ def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Out
                 try:
                     live[-1].wait_for_timeout(POLL_MS)
                     capture.process_pending()
+                    for command in commands.new():
+                        _apply(command, capture, live)
                 except PlaywrightError:
                     if not [p for p in ctx.pages if not p.is_closed()]:
                         reason["value"] = "browser closed"
@@ -164,6 +169,47 @@ def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Out
             writer.close(complete=ok)
         _rmtree_quiet(profile)
     return Outcome(opts.folder, reason["value"], writer.written if writer else 0, frames)
+
+
+class Commands:
+    """Bar commands appended to a file by another process (one JSON object a
+    line); each is read once."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path, self.offset = path, 0
+        if path is not None:
+            path.write_text("")  # a new recording starts with no commands
+            path.chmod(0o600)
+
+    def new(self) -> list[dict[str, Any]]:
+        if self.path is None or not self.path.exists():
+            return []
+        with self.path.open("rb") as fh:
+            fh.seek(self.offset)
+            data = fh.read()
+        complete = data[: data.rfind(b"\n") + 1]
+        self.offset += len(complete)
+        out = []
+        for line in complete.splitlines():
+            with contextlib.suppress(ValueError):
+                item = json.loads(line)
+                if isinstance(item, dict) and item.get("kind") in COMMANDS:
+                    out.append(item)
+        return out
+
+
+def _apply(command: dict[str, Any], capture: BrowserCapture, pages: list[Page]) -> None:
+    """A command from outside acts as the same button in the page's bar would."""
+    kind = str(command["kind"])
+    if kind == "mark":  # the field typed into next, in whichever tab or frame, is masked
+        for page in pages:
+            for frame in page.frames:
+                with contextlib.suppress(Exception):
+                    frame.evaluate("() => window.__teachdArm && window.__teachdArm()")
+    state = capture.bar.command(kind, {})
+    for page in pages:  # every tab's bar shows the new state and the toast
+        with contextlib.suppress(Exception):
+            page.evaluate("s => window.__teachdBarAnswer && window.__teachdBarAnswer(s)", state)
 
 
 def _start_desktop(writer: EventWriter) -> Any:

@@ -309,6 +309,12 @@ def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browse
                 cdp = api.get("/api/teach").json()["cdp_port"]
             taught_page = browser.browser_type.connect_over_cdp(f"http://127.0.0.1:{cdp}").contexts[0].pages[0]
             taught_page.wait_for_selector("#email")
+            # the page's controls act as the bar's: pause (a click is not recorded), resume
+            page.get_by_role("button", name="Pause").click()
+            page.locator("#steps").get_by_text("pause").wait_for(timeout=15_000)
+            taught_page.click("h1")
+            page.get_by_role("button", name="Resume").click()
+            page.locator("#steps").get_by_text("resume").wait_for(timeout=15_000)
             taught_page.click("#email")
             taught_page.keyboard.type("alice@example.com")
             taught_page.click("#password")
@@ -318,6 +324,22 @@ def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browse
             page.locator("#steps").get_by_text("the Sign in button").wait_for(timeout=15_000)
             steps = page.locator("#steps").inner_text()
             assert "type\tthe Password field masked" in steps and PASSWORD not in steps
+            # mark next field secret from the page, then type into a plain field: masked
+            page.get_by_role("button", name="Mark next field secret").click()
+            taught_page.get_by_role("tab", name="Reports").click()
+            taught_page.get_by_role("link", name="New report").click()
+            taught_page.wait_for_url("**/reports/new")
+            taught_page.click("#description")
+            taught_page.keyboard.type("Private trip to Lyon")
+            taught_page.click("#amount")
+            taught_page.keyboard.type("12.00")
+            page.locator("#steps").get_by_text("the Description field masked").wait_for(timeout=15_000)
+            # undo from the page: the typed amount goes
+            # (a pause in typing sends it: the typed amount becomes the last step)
+            page.locator("#steps tr").filter(has_text="type").filter(has_text="the Amount field").wait_for(
+                timeout=15_000)
+            page.get_by_role("button", name="Undo last step").click()
+            page.locator("#steps").get_by_text("undo").wait_for(timeout=15_000)
             shot(page, "teach")
             page.get_by_role("button", name="Stop and save").click()
             page.get_by_role("link", name="taught-sign-in-to-expenses v1").click()
@@ -325,6 +347,13 @@ def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browse
     finally:
         s.stop()
     assert PASSWORD.encode() not in all_bytes_under(s.home)
+    assert b"Private trip to Lyon" not in all_bytes_under(s.home)
+    store = open_store(Settings(home=s.home, owner="alice"))
+    plan = json.loads(store.get("taught-sign-in-to-expenses").current.files["references/steps.json"])
+    described = [st.get("describe", "") for st in plan["steps"]]
+    assert "the **Amount** field" not in described  # undone
+    assert not any("heading" in d for d in described)  # the heading was clicked only while paused
+    assert "description" in plan["secrets"] and "description" not in plan["parameters"]
 
 
 def test_the_api_loads_updates_and_shows_runs_as_the_cli_does(server: Server, cli_env_runner) -> None:

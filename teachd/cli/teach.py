@@ -16,6 +16,7 @@ import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
 from teachd.errors import BadInput, Conflict, NotFound, TeachdError, component_errors
+from teachd.teach.process import CONTROL_FILE
 
 
 class TeachLock:
@@ -129,7 +130,8 @@ def teach(app: App, name: str, url: str | None, cdp_port: int | None, headless: 
 
     opts = TeachOptions(name=name, url=url, folder=folder, chromium=settings.chromium,
                         display=settings.display, cdp_port=cdp_port, headless=headless,
-                        os_input=not no_os_input, on_ready=ready)
+                        os_input=not no_os_input, on_ready=ready,
+                        control=settings.home / CONTROL_FILE)
     try:
         outcome = record(opts)
     except Exception:

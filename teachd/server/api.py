@@ -265,6 +265,17 @@ async def teach_start(request: Request) -> JSONResponse:
     return JSONResponse(d.teaching.start(name.strip(), url, headless))
 
 
+async def teach_command(request: Request) -> JSONResponse:
+    """
+    summary: Pause, resume, undo the last step, or mark the next field secret (`kind`), as the page's bar does
+    responses:
+      200: {description: status}
+      404: {description: nothing is being recorded}
+    """
+    kind = _text(await body(request), "kind") or ""
+    return JSONResponse(daemon(request).teaching.command(kind))
+
+
 async def teach_stop(request: Request) -> JSONResponse:
     """
     summary: Stop recording, compile and save; the result names the new skill
@@ -398,6 +409,7 @@ ROUTES = [
     Route("/api/teach", teach_status, methods=["GET"]),
     Route("/api/teach", teach_start, methods=["POST"]),
     Route("/api/teach/stop", teach_stop, methods=["POST"]),
+    Route("/api/teach/command", teach_command, methods=["POST"]),
     Route("/api/runs", runs_list, methods=["GET"]),
     Route("/api/runs", runs_start, methods=["POST"]),
     Route("/api/runs/{run_id}", run_show, methods=["GET"]),

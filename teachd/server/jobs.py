@@ -10,11 +10,12 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from compiler.names import describe
 from teachd.config import Settings
-from teachd.errors import Conflict, NotFound, PolicyStop
+from teachd.errors import BadInput, Conflict, NotFound, PolicyStop
 from teachd.runner.gate import Answer, Request
 from teachd.runner.run import RunOptions, run_skill
 from teachd.store.rules import RuleStore
@@ -145,8 +146,8 @@ class Teaching:
     """One demonstration at a time, recorded by ``teachd teach`` (a child
     process, as from a terminal), its steps read live from its events."""
 
-    def __init__(self, environ: dict[str, str]) -> None:
-        self.environ = environ
+    def __init__(self, environ: dict[str, str], control: Path) -> None:
+        self.environ, self.control = environ, control
         self.process: TeachProcess | None = None
         self.name = ""
         self.result: dict[str, Any] | None = None
@@ -175,6 +176,16 @@ class Teaching:
         running = self.process is not None and self.process.proc.poll() is None
         return {"recording": running, "name": self.name, "steps": self.steps(), "result": self.result,
                 "cdp_port": self.process.cdp_port if self.process else None}
+
+    def command(self, kind: str) -> dict[str, Any]:
+        """Pause, resume, undo or mark — as the bar in the taught browser does."""
+        if kind not in ("pause", "resume", "undo", "mark"):
+            raise BadInput("a command is pause, resume, undo or mark")
+        if self.process is None or self.process.proc.poll() is not None:
+            raise NotFound("no demonstration is being recorded")
+        with self.control.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"kind": kind}) + "\n")
+        return self.status()
 
     def stop(self) -> dict[str, Any]:
         if self.process is None:

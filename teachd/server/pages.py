@@ -241,6 +241,8 @@ async def teach_page(request: Request) -> HTMLResponse:
             "placeholder='What the task is, e.g. Submit an expense report'></div><div class='row' style='margin-top:8px'>"
             "<input type='url' id='url' aria-label='Start URL' placeholder='https://… where the task starts'></div>"
             "<div class='row' style='margin-top:8px'><button id='start' class='primary'>Start</button>"
+            "<button data-command='pause'>Pause</button><button data-command='resume'>Resume</button>"
+            "<button data-command='mark'>Mark next field secret</button><button data-command='undo'>Undo last step</button>"
             "<button id='stop'>Stop and save</button><span id='state' class='muted'></span></div></div>"
             "<h2>Steps captured</h2><table><thead><tr><th>#</th><th>Action</th><th>Target</th></tr></thead>"
             "<tbody id='steps'></tbody></table><div id='result'></div>")
@@ -258,6 +260,8 @@ async function poll() { try { show(await api('GET', '/api/teach')); } catch (e) 
 document.getElementById('start').addEventListener('click', () => act(() => api('POST', '/api/teach',
   {name: document.getElementById('name').value, url: document.getElementById('url').value}), show));
 document.getElementById('stop').addEventListener('click', () => act(() => api('POST', '/api/teach/stop'), show));
+for (const b of document.querySelectorAll('[data-command]')) b.addEventListener('click', () =>
+  act(() => api('POST', '/api/teach/command', {kind: b.dataset.command}), () => setTimeout(poll, 300)));
 poll(); setInterval(poll, 700);"""
     return layout(request, "Teach", "/teach", body, script)
 

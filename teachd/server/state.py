@@ -11,6 +11,7 @@ from teachd.server.security import Sessions
 from teachd.store import SkillStore, open_store
 from teachd.store.rules import RuleStore
 from teachd.store.runs import RunStore
+from teachd.teach.process import CONTROL_FILE
 
 
 @dataclass
@@ -31,7 +32,8 @@ class Daemon:
         runs = RunStore(store)
         approvals = Approvals()
         return cls(settings, store, runs, RuleStore(store.db, store.owner), approvals,
-                   Runs(runs, settings, approvals), Teaching(dict(settings.environ)), sessions, login_code)
+                   Runs(runs, settings, approvals),
+                   Teaching(dict(settings.environ), settings.home / CONTROL_FILE), sessions, login_code)
 
     def close(self) -> None:
         """Stop cleanly: waiting approvals are denied (their runs end with no

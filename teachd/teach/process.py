@@ -24,6 +24,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+CONTROL_FILE = "teach.control"  # in TEACHD_HOME: bar commands for the running recording
+
+
 def _json_line(line: str) -> dict[str, object]:
     try:
         data = json.loads(line)
