@@ -84,6 +84,7 @@ class PlanStep:
     tab: int = 0
     param: str | None = None
     secret: str | None = None
+    option: str | None = None  # the label of the option chosen, for when its value changed
     checked: bool | None = None
     key: str | None = None
     modifiers: list[str] = field(default_factory=list)

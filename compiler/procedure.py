@@ -91,6 +91,8 @@ def build_procedure(rec: Recording) -> Built:
                 params[name] = {"default": step.value or "", "anchor": aid, "step": n,
                                 "describe": describe(step.target)}
                 out.param = name
+                if step.action == "select" and step.extra.get("option"):
+                    out.option = mask_text(str(step.extra["option"]))[0]
         elif step.action == "check":
             out.checked = bool(step.checked) if step.checked is not None else True
         elif step.action in ("press", "os_key"):

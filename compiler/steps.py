@@ -77,10 +77,12 @@ def _input_step(event: dict[str, Any], url: str, tab: int, title: str | None, do
         action = "select"
     else:
         action = "type"
+    option = event.get("option_text") if action == "select" else None
     return Step(
         action=action,
         url=url,
         doc=doc,
+        extra={"option": str(option)} if option else {},
         t=int(event["t"]),
         target=target,
         value=None if event.get("masked") else str(event.get("value", "")),
@@ -191,6 +193,7 @@ def _apply_action(
         same = same_element(step, last)
         if same and last.action in ("type", "select") and step.action == last.action:
             last.value, last.masked, last.t = step.value, step.masked or last.masked, step.t
+            last.extra.update(step.extra)
         elif same and last.action == "click" and step.action in ("type", "select"):
             step.frame, step.frame_fp, step.seqs = last.frame, last.frame_fp, set(last.seqs)
             steps[-1] = step  # the click only focused the field

@@ -123,3 +123,11 @@ def test_a_version_one_plan_still_loads() -> None:
 def test_broken_plans_are_refused_not_crashed_on(broken: dict) -> None:
     with pytest.raises(PlanError):
         Procedure.from_files(broken)
+
+
+def test_a_choice_keeps_its_label_for_when_the_values_change() -> None:
+    url = "https://app.example.com/form"
+    menu = target("Category", tag="select", role="combobox", label="Category")
+    steps, _ = plan_of([page(url), {"type": "input", "target": menu, "value": "17", "option_text": "Travel"}])
+    choice = next(s for s in steps if s["action"] == "select")
+    assert choice["option"] == "Travel" and choice["param"] == "category"

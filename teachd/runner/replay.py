@@ -25,7 +25,7 @@ from compiler.plan import Anchor, Locator, PlanStep, Procedure
 from compiler.scope import in_scope, matches_pattern, url_pattern
 from teachd.errors import InvalidSkill, PolicyStop, TeachdError
 from teachd.runner.gate import Action, Gate
-from teachd.runner.match import Candidate, Choice, choose
+from teachd.runner.match import EXACT, GAINED, Candidate, Choice, choose, name_score
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Frame, Page
@@ -333,16 +333,25 @@ class Replayer:
             expect(target).to_have_text(value, timeout=2000)
 
     def _select(self, step: PlanStep, target: PwLocator, timeout: float) -> None:
+        """By value; when no option has it any more, by the label that was
+        chosen (values are often database ids that differ between installs),
+        only for the demonstrated choice, and only when exactly one label fits."""
         value = self._value(step)
-        values = target.evaluate("s => Array.from(s.options).map(o => [o.value, o.label])")
-        if any(v == value for v, _ in values):
-            target.select_option(value=value, timeout=timeout)
-        elif any(label == value for _, label in values):
-            target.select_option(label=value, timeout=timeout)
-        else:
-            raise Halt(f"step {step.n}: {plain(step.describe or 'the menu')} has no option {value!r}")
-        expect(target).to_have_value(value if any(v == value for v, _ in values) else
-                                     next(v for v, lab in values if lab == value), timeout=2000)
+        listed = target.evaluate("s => Array.from(s.options).map(o => [o.value, o.label])")
+        options: list[tuple[str, str]] = [(str(v), str(lab)) for v, lab in listed]
+        chosen = [v for v, _ in options if v == value]
+        demonstrated = step.param is not None and step.param not in self.params
+        if not chosen and demonstrated and step.option:
+            chosen = [v for v, lab in options if name_score(step.option, lab) == EXACT]
+            if not chosen:
+                chosen = [v for v, lab in options if name_score(step.option, lab) == GAINED]
+        if not chosen:
+            chosen = [v for v, lab in options if lab == value]
+        if len(chosen) != 1:
+            what = "has no option" if not chosen else "has several options that fit"
+            raise Halt(f"step {step.n}: {plain(step.describe or 'the menu')} {what} {value!r}")
+        target.select_option(value=chosen[0], timeout=timeout)
+        expect(target).to_have_value(chosen[0], timeout=2000)
 
     def check_success(self) -> None:
         """The last page's address must match; its title too where the address

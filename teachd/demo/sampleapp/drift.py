@@ -31,7 +31,7 @@ EXPECTED: dict[str, str] = {
     "base": RIGHT, "renamed_ids": RIGHT, "new_theme": RIGHT, "moved_layout": RIGHT,
     "inserted_elements": RIGHT, "wrappers": RIGHT, "changed_labels": RIGHT, "link_to_button": RIGHT,
     "option_prefix": RIGHT, "below_fold": RIGHT, "decoys": RIGHT, "translated": RIGHT,
-    "combination": RIGHT, "submit_removed": HALTED, "ambiguous": HALTED,
+    "combination": RIGHT, "renamed_values": RIGHT, "submit_removed": HALTED, "ambiguous": HALTED,
 }
 DESCRIBED: dict[str, str] = {
     "base": "the page as demonstrated",
@@ -47,6 +47,7 @@ DESCRIBED: dict[str, str] = {
     "decoys": "look-alikes: 'Add', 'Submit', 'Submit draft', '… (legacy)', a 'Choose' elsewhere",
     "translated": "the UI in German, ids kept",
     "combination": "renamed ids + theme + layout + inserts + wrappers + decoys + fold",
+    "renamed_values": "the menu's option values changed (new ids), labels kept",
     "submit_removed": "the 'Submit report' button is gone",
     "ambiguous": "two identical 'Save' buttons, no id to tell them apart",
 }

@@ -27,6 +27,7 @@ PERMISSIONS = [("view_reports", "Can view reports"), ("add_reports", "Can add re
                ("archive_reports", "Can archive reports"), ("delete_reports", "Can delete reports"),
                ("approve_trips", "Can approve trips"), ("view_audit", "Can view audit log")]
 CATEGORIES = [("travel", "Travel"), ("meals", "Meals"), ("office", "Office")]
+VALUE_PREFIX = "id-4711-"  # the renamed_values variant's new option values
 DE = {  # the translated UI: chrome in German, data (merchants, permissions) as entered
     "Sign in": "Anmelden", "Email": "E-Mail", "Password": "Passwort", "Dashboard": "Übersicht",
     "Reports": "Berichte", "Groups": "Gruppen", "Overview": "Überblick", "New report": "Neuer Bericht",
@@ -63,6 +64,7 @@ class Variant:
     translated: bool = False
     submit_removed: bool = False  # the "Submit report" button is gone
     ambiguous: bool = False  # two look-alike "Save" buttons, nothing stable to tell them apart
+    renamed_values: bool = False  # the category options' values changed (new database ids)
 
     @classmethod
     def named(cls, name: str) -> Variant:
@@ -247,7 +249,8 @@ def form_page(v: Variant) -> bytes:
         cats.reverse()  # the options change order
     if v.option_prefix:
         cats = [(val, f"Category: {label}") for val, label in cats]
-    options = "".join(f"<option value='{val}'>{html.escape(label)}</option>" for val, label in cats)
+    options = "".join(f"<option value='{VALUE_PREFIX if v.renamed_values else ''}{val}'>{html.escape(label)}</option>"
+                      for val, label in cats)
     fields_ = [
         f"<label for='{h.id('amount')}'>{h.e('Amount')}</label>"
         f"<input id='{h.id('amount')}' name='amount' inputmode='decimal' data-k='report.amount'>",

@@ -179,7 +179,8 @@ class SampleApp:
                 rid = len(st.reports) + 17
                 st.reports.append({
                     "id": rid, "amount": form.get("amount", ""), "description": form.get("description", ""),
-                    "merchant_id": form.get("merchant_id", ""), "category": form.get("category", ""),
+                    "merchant_id": form.get("merchant_id", ""),
+                    "category": form.get("category", "").removeprefix(pages.VALUE_PREFIX),
                     "has_receipt": form.get("has_receipt") == "on",
                 })
             return self._redirect(h, f"/reports/{rid}")
