@@ -113,6 +113,10 @@ def test_loopback_unless_allow_remote_and_the_token_file_is_private(env) -> None
     try:
         assert s.url.startswith("http://127.0.0.1:")
         assert (s.home / "token").stat().st_mode & 0o777 == 0o600
+        taken = subprocess.run([sys.executable, "-m", "teachd", "serve", "--port", s.url.rsplit(":", 1)[1]],
+                               env=env, capture_output=True, text=True, timeout=30)
+        assert taken.returncode == 69 and taken.stderr.startswith("teachd: error: cannot listen on")
+        assert len(taken.stderr.strip().splitlines()) == 1
     finally:
         assert s.stop() == 0
 

@@ -5,21 +5,34 @@ from __future__ import annotations
 import json
 import secrets
 import signal
+import socket
 import sys
 import webbrowser
 
 import click
 
 from teachd.cli.app import App, json_option, pass_app
-from teachd.errors import BadInput
+from teachd.errors import BadInput, Unavailable
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def _port_free(host: str, port: int) -> None:
+    """A port in use is one clear line, not a server's log."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise Unavailable(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (loopback unless --allow-remote).")
-@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True,
+              help="Port to listen on.")
 @click.option("--open", "open_browser", is_flag=True, help="Open the login link in the default browser.")
 @click.option("--allow-remote", is_flag=True,
               help="Allow a non-loopback --host (everyone who can reach it sees the login page).")
@@ -41,6 +54,7 @@ def serve(app: App, host: str, port: int, open_browser: bool, allow_remote: bool
     if host not in LOOPBACK:
         click.echo(f"teachd: warning: listening on {host}: anyone who can reach it can try to log in",
                    err=True)
+    _port_free(host, port)
     code = secrets.token_urlsafe(24)
     application = create_app(app.settings, host, port, login_code=code)
     shown = f"[{host}]" if ":" in host else host
