@@ -395,3 +395,14 @@ def test_import_a_folder_from_the_page_and_export_it_again(server: Server, brows
     page.get_by_label("A skill folder").set_input_files(str(folder))
     page.get_by_role("button", name="Import").click()
     page.get_by_text("already exists").wait_for()  # a second import is refused, with the reason
+
+
+def test_a_body_of_unknown_length_is_refused_before_it_is_read(server: Server) -> None:
+    def chunks():
+        yield b'{"on": '
+        yield b"false}"
+
+    with server.api() as api:
+        r = api.put(f"/api/skills/{SLUG}/enabled", content=chunks())
+        assert r.status_code == 411
+        assert api.get(f"/api/skills/{SLUG}").json()["enabled"] is True

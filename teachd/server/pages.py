@@ -4,6 +4,7 @@ escaped; no page ever shows a secret (the store holds none)."""
 
 from __future__ import annotations
 
+import hmac
 import html
 import json
 from typing import Any
@@ -84,9 +85,10 @@ def js(value: Any) -> str:
 async def login(request: Request) -> Response:
     d = daemon(request)
     code = request.query_params.get("token", "")
-    usable = bool(code) and (code == d.login_code or d.sessions.bearer_ok("Bearer " + code))
+    one_time = bool(code) and bool(d.login_code) and hmac.compare_digest(code, d.login_code)
+    usable = one_time or d.sessions.bearer_ok("Bearer " + code)
     sid = d.sessions.open() if usable else None
-    if code == d.login_code:
+    if one_time:
         d.login_code = ""  # one-time: the printed link logs in once
     if not sid:
         return RedirectResponse("/logged-out", status_code=303)

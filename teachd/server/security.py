@@ -113,6 +113,9 @@ class Guard:
         if length and (not length.isdigit() or int(length) > MAX_BODY):
             await _plain(send, 413, "request body too large")
             return
+        if not length and header_of(scope, b"transfer-encoding"):
+            await _plain(send, 411, "send a Content-Length")  # so the cap is known before reading
+            return
         bearer = self.sessions.bearer_ok(header_of(scope, b"authorization"))
         sid = cookie_of(scope)
         by_cookie = self.sessions.valid(sid)
