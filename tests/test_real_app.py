@@ -104,7 +104,7 @@ def demonstrate(teach: Teach) -> None:
 
         type_into("#id_username", "admin")
         type_into("#id_password", ADMIN_PASSWORD)
-        page.get_by_role("button", name="Log in").click()
+        page.keyboard.press("Enter")  # signs in from the field, as people do: a key step
         page.wait_for_url("**/admin/")
         page.locator("#content-main").get_by_role("link", name="Groups", exact=True).click()
         page.wait_for_url("**/admin/auth/group/")
@@ -143,4 +143,5 @@ def test_django_admin_task_taught_once_replays_on_the_unchanged_app(django_admin
     # replay clicked the one whose name was demonstrated.
     add_step = next(s for s in result["steps"] if "Add group" in s["detail"])
     assert "role" in add_step["via"]
+    assert any(s["action"] == "press" and s["status"] == "ok" for s in result["steps"])  # Enter, replayed as a key
     assert ADMIN_PASSWORD.encode() not in all_bytes_under(tmp_path / "home")

@@ -406,3 +406,28 @@ def test_a_body_of_unknown_length_is_refused_before_it_is_read(server: Server) -
         r = api.put(f"/api/skills/{SLUG}/enabled", content=chunks())
         assert r.status_code == 411
         assert api.get(f"/api/skills/{SLUG}").json()["enabled"] is True
+
+
+def test_an_unanswered_approval_is_a_deny_after_its_timeout() -> None:
+    import threading
+
+    from teachd.runner.gate import Action, Request
+    from teachd.server.jobs import Approvals
+
+    approvals = Approvals(timeout=0.3)
+    request = Request(1, Action("computer_act", "click Save", "http://127.0.0.1/x", 3), ("taught-x",), "asks")
+    answers: list[bool] = []
+    waiter = threading.Thread(target=lambda: answers.append(approvals.wait("run-1", request).allow))
+    waiter.start()
+    waiter.join(5)
+    assert answers == [False] and approvals.pending() == []
+    allowed = Approvals(timeout=5)
+    t = threading.Thread(target=lambda: answers.append(allowed.wait("run-2", request).allow))
+    t.start()
+    for _ in range(100):
+        if allowed.pending():
+            break
+        threading.Event().wait(0.01)
+    allowed.answer(allowed.pending()[0]["id"], True)
+    t.join(5)
+    assert answers == [False, True]
