@@ -51,9 +51,6 @@ class Approvals:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
 
-    def approver(self, run_id: str) -> WebApprover:
-        return WebApprover(self, run_id)
-
     def wait(self, run_id: str, request: Request) -> Answer:
         with self._lock:
             item = Pending(next(self._ids), run_id, request, time.monotonic())
@@ -85,6 +82,8 @@ class Approvals:
 
 @dataclass
 class WebApprover:
+    """The gate's approver for a replay the daemon runs: it asks on the page."""
+
     approvals: Approvals
     run_id: str
 
@@ -99,7 +98,6 @@ class Runs:
     def __init__(self, runs: RunStore, settings: Settings, approvals: Approvals) -> None:
         self.runs, self.settings, self.approvals = runs, settings, approvals
         self._threads: dict[str, threading.Thread] = {}
-        self._started: dict[str, str] = {}  # job id → run id, once known
 
     def start(self, slug: str, params: dict[str, str], start_url: str | None = None) -> str:
         self.runs.skills.load(slug)  # a missing or disabled skill is refused now, not in the thread
@@ -116,25 +114,18 @@ class Runs:
 
         def work() -> None:
             rules = RuleStore(self.runs.db, self.runs.owner).tools()
-            run_id = {"value": job}
+            approver = WebApprover(self.approvals, job)  # named by its run id once it has one
 
-            def started(rid: str) -> None:
-                run_id["value"] = self._started[job] = rid
-
-            class Approver:
-                def ask(self_inner, request: Request) -> Answer:
-                    return self.approvals.wait(run_id["value"], request)
+            def started(run_id: str) -> None:
+                approver.run_id = run_id
 
             with contextlib.suppress(Exception):  # the run's own record says what went wrong
-                run_skill(self.runs, rules, slug, Approver(), secret, opts, on_start=started)
+                run_skill(self.runs, rules, slug, approver, secret, opts, on_start=started)
 
         thread = threading.Thread(target=work, name=job, daemon=True)
         self._threads[job] = thread
         thread.start()
         return job
-
-    def run_of(self, job: str) -> str | None:
-        return self._started.get(job)
 
     def stop_all(self, timeout: float = 20) -> None:
         self.approvals.deny_all()  # a waiting step is denied: the run ends with no effect
