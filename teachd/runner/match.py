@@ -130,11 +130,7 @@ class Candidate:
     via: set[str]
     found: dict[str, Any]
     handle: Any = None  # how the caller acts on it (a Locator), opaque here
-    order: int = 0  # rank of the first locator that found it
     where: tuple[int, int] | None = None  # (locator rank, index) when found among several
-
-    def first_via(self) -> str:
-        return sorted(self.via)[0] if self.via else ""
 
 
 @dataclass
@@ -142,10 +138,6 @@ class Choice:
     candidate: Candidate | None
     reason: str
     via: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def found(self) -> bool:
-        return self.candidate is not None
 
 
 def choose(expect: Mapping[str, Any], candidates: Sequence[Candidate],

@@ -146,7 +146,7 @@ class Replayer:
                 ident = int(info["ident"])
                 cand = by_identity.get(ident)
                 if cand is None:
-                    cand = by_identity[ident] = Candidate(ident, set(), info, order=rank)
+                    cand = by_identity[ident] = Candidate(ident, set(), info)
                 cand.via.add(label)
                 if len(shown) == 1 and cand.handle is None:
                     cand.handle = found.filter(visible=True)  # re-resolves if the page re-renders
