@@ -3,9 +3,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -100,6 +101,23 @@ def write_skill(root: Path, name: str, description: str = "Does a thing.", body:
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         (folder / rel).write_text(text, encoding="utf-8")
     return folder
+
+
+@pytest.fixture(scope="module")
+def display() -> Iterator[str]:
+    """A virtual X display of the module's own (Xvfb), for headed Chromium and xdotool."""
+    from teachd.demo.xvfb import xvfb
+
+    with xvfb() as d:
+        yield d
+
+
+@pytest.fixture
+def pw() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        yield p
 
 
 @pytest.fixture(scope="session")

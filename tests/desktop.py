@@ -10,7 +10,7 @@ from typing import Any
 from teachd.demo.xvfb import xvfb
 from teachd.teach.process import TeachProcess, free_port
 
-__all__ = ["BarProbe", "Teach", "free_port", "screen_point", "to_screen", "xdo", "xvfb_display"]
+__all__ = ["BarProbe", "Teach", "connect", "free_port", "screen_point", "to_screen", "xdo", "xvfb_display"]
 
 
 xvfb_display = xvfb
@@ -23,6 +23,14 @@ def xdo(display: str, *args: str) -> str:
 
 
 Teach = TeachProcess
+
+
+def connect(pw: Any, port: int) -> tuple[Any, Any]:
+    """The recorder's browser over its DevTools port, on the sample app's sign-in page."""
+    browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
+    page = browser.contexts[0].pages[0]
+    page.wait_for_selector("#email")
+    return browser, page
 
 
 def to_screen(page: Any, x: float, y: float) -> tuple[int, int]:

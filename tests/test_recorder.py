@@ -15,15 +15,9 @@ import pytest
 
 from teachd.demo.sampleapp import SampleApp
 from tests.conftest import all_bytes_under
-from tests.desktop import Teach, screen_point, xdo, xvfb_display
+from tests.desktop import Teach, connect, screen_point, xdo
 
 PASSWORD = "Zq7-Tr0ub4dor-pw"
-
-
-@pytest.fixture(scope="module")
-def display() -> Iterator[str]:
-    with xvfb_display() as d:
-        yield d
 
 
 @pytest.fixture
@@ -32,31 +26,12 @@ def app() -> Iterator[SampleApp]:
         yield a
 
 
-@pytest.fixture
-def pw():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        yield p
-
-
-def events(folder: Path) -> list[dict]:
-    return [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
-
-
 def close_browser(browser) -> None:
     """What the person does: close every tab (ends the recording)."""
     for context in browser.contexts:
         for page in context.pages:
             page.close()
     browser.close()
-
-
-def connect(pw, port: int):
-    browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
-    page = browser.contexts[0].pages[0]
-    page.wait_for_selector("#email")
-    return browser, page
 
 
 def test_headed_demo_with_real_keystrokes_masks_password_everywhere(env, display, app, pw, cli, home):
@@ -103,7 +78,7 @@ def test_headed_demo_with_real_keystrokes_masks_password_everywhere(env, display
     result = json.loads(out)
     assert result["slug"] == "taught-submit-an-expense-report" and result["version"] == 1
 
-    evs = events(teach.recording_dir)
+    evs = teach.events()
     assert [e["seq"] for e in evs] == list(range(len(evs)))
     assert evs[0]["type"] == "start" and evs[-1]["type"] == "stop"
     types = [e["type"] for e in evs]
@@ -154,7 +129,7 @@ def test_paste_into_password_field_never_reaches_disk(env, display, app, pw, hom
     code, out, err = teach.finish()
     assert code == 0, err
     assert "browser closed" in err
-    evs = events(teach.recording_dir)
+    evs = teach.events()
     assert evs[-1] == {**evs[-1], "type": "stop", "reason": "browser closed"}
     inputs = [e for e in evs if e["type"] == "input"]
     assert len(inputs) == 2 and all(e.get("masked") and "value" not in e for e in inputs)
@@ -189,7 +164,7 @@ def test_desktop_clicks_and_shortcuts_outside_the_browser(env, display, app, pw)
     close_browser(browser)
     code, out, err = teach.finish()
     assert code == 0, err
-    evs = events(teach.recording_dir)
+    evs = teach.events()
     os_clicks = [e for e in evs if e["type"] == "os_click"]
     os_keys = [e for e in evs if e["type"] == "os_key"]
     assert os_clicks and os_clicks[0]["window"] == "Receipts folder"
@@ -211,7 +186,7 @@ def test_kill_9_loses_at_most_the_last_100ms_and_still_compiles(env, app, pw, tm
     clicks_before = 2
     time.sleep(0.15)  # the promise under test: what is 100 ms old is on disk, whatever comes next
     teach.kill9()
-    evs = events(teach.recording_dir)
+    evs = teach.events()
     assert sum(e["type"] == "click" for e in evs) == clicks_before
     assert any(e["type"] == "input" and e.get("value") == "alice@example.com" for e in evs)
     assert evs[-1]["type"] != "stop"

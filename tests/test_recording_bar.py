@@ -4,32 +4,15 @@ xdotool moving the mouse and pressing the bar's buttons."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from teachd.demo.sampleapp import SampleApp
 from teachd.demo.sampleapp.server import USER
 from tests.conftest import all_bytes_under
-from tests.desktop import BarProbe, Teach, screen_point, xdo, xvfb_display
+from tests.desktop import BarProbe, Teach, connect, screen_point, xdo
 
 PASSWORD = "Bar-pass-9QwZ"
 MARKED = USER  # the sign-in e-mail, typed into its plain field after marking it secret
-
-
-@pytest.fixture(scope="module")
-def display() -> Iterator[str]:
-    with xvfb_display() as d:
-        yield d
-
-
-@pytest.fixture
-def pw():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        yield p
 
 
 def click(display: str, point: tuple[int, int]) -> None:
@@ -40,20 +23,12 @@ def type_text(display: str, text: str) -> None:
     xdo(display, "type", "--delay", "25", text)
 
 
-def connect(pw, port: int):
-    browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
-    page = browser.contexts[0].pages[0]
-    page.wait_for_selector("#email")
-    return browser, page
-
-
 def test_pause_undo_mark_secret_and_stop_from_the_bar_by_mouse(env, display, pw, cli, home):
     env = {**env, "DISPLAY": display}
     with SampleApp(password=PASSWORD) as app:
         teach = Teach(env, "File a report", app.url + "/login", "--no-os-input")
         browser, page = connect(pw, teach.cdp_port)
         bar = BarProbe(page)
-        teach.wait_for(lambda evs: True)
         page.wait_for_function("() => document.querySelector('teachd-recorder') !== null")
         assert "File a report" in bar.text("title")
 

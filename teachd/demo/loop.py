@@ -19,7 +19,7 @@ from typing import Any
 
 from teachd.config import Settings
 from teachd.demo.sampleapp import SampleApp, Variant
-from teachd.demo.sampleapp.drift import RIGHT, judge
+from teachd.demo.sampleapp.drift import RIGHT, judge, teachd_env
 from teachd.demo.sampleapp.script import TASK, demonstrate
 from teachd.demo.xvfb import xvfb
 from teachd.errors import Failed
@@ -65,8 +65,7 @@ def run_demo(say: Callable[[str], None], settings: Settings, home: Path | None =
     home = home or Path(tempfile.mkdtemp(prefix="teachd-demo-"))
     home.mkdir(parents=True, exist_ok=True, mode=0o700)
     password = "demo-" + secrets.token_urlsafe(9)  # known only to this process
-    env = {k: v for k, v in settings.environ.items() if not k.startswith("TEACHD_")}
-    env.update(TEACHD_HOME=str(home), TEACHD_OWNER="demo")
+    env = teachd_env(home, base=settings.environ, owner="demo")
     port = free_port()
     summary: dict[str, Any] = {"home": str(home)}
     with display(settings.display) as (disp, headless):

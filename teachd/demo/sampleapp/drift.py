@@ -107,12 +107,12 @@ def table(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def teachd_env(home: Path, user_home: Path | None = None,
-               base: Mapping[str, str] | None = None) -> dict[str, str]:
+               base: Mapping[str, str] | None = None, owner: str = "alice") -> dict[str, str]:
     """The environment of a teachd command line working in ``home``: ``base``
     (for the tests and benchmarks that call this: their own environment)
     without its TEACHD_ settings."""
     env = {k: v for k, v in (os.environ if base is None else base).items() if not k.startswith("TEACHD_")}
-    env.update(TEACHD_HOME=str(home), TEACHD_OWNER="alice", PYTHONUTF8="1")
+    env.update(TEACHD_HOME=str(home), TEACHD_OWNER=owner, PYTHONUTF8="1")
     if user_home is not None:
         env["HOME"] = str(user_home)
     return env
