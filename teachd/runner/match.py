@@ -130,7 +130,7 @@ class Candidate:
     via: set[str]
     found: dict[str, Any]
     handle: Any = None  # how the caller acts on it (a Locator), opaque here
-    where: tuple[int, int] | None = None  # (locator rank, index) when found among several
+    where: tuple[Any, int] | None = None  # (the locator, index) when found among several
 
 
 @dataclass

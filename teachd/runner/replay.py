@@ -131,7 +131,7 @@ class Replayer:
         by_identity: dict[int, Candidate] = {}
         ambiguous: list[str] = []
         mark: int | None = None
-        for rank, loc in enumerate(self._ladder(anchor)):
+        for loc in self._ladder(anchor):
             label = via_label(loc)
             try:
                 found = _locator(root, loc)
@@ -151,7 +151,7 @@ class Replayer:
                 if len(shown) == 1 and cand.handle is None:
                     cand.handle = found.filter(visible=True)  # re-resolves if the page re-renders
                 elif cand.handle is None and cand.where is None:
-                    cand.where = (rank, i)
+                    cand.where = (found, i)
         return list(by_identity.values()), ambiguous, mark
 
     @staticmethod
@@ -163,13 +163,13 @@ class Replayer:
                  for loc in anchor.locators if loc.by in ("role", "label")]
         return [*anchor.locators, *loose]
 
-    def _act_on(self, root: Page | Frame, anchor: Anchor, cand: Candidate) -> PwLocator:
+    def _act_on(self, root: Page | Frame, cand: Candidate) -> PwLocator:
         if cand.handle is not None or cand.where is None:
             return cand.handle
         # Found only among several matches (told apart by its evidence): pin
         # that very element, so acting cannot slip to one of its look-alikes.
-        rank, i = cand.where
-        _locator(root, self._ladder(anchor)[rank]).nth(i).evaluate(
+        found, i = cand.where
+        found.nth(i).evaluate(
             f"(e, id) => e.setAttribute('data-{_MARK}', String(id))", cand.identity)
         return root.locator(f"[data-{_MARK}='{cand.identity}']")
 
@@ -190,7 +190,7 @@ class Replayer:
                 candidates, ambiguous, mark = self._candidates(root, anchor)
                 choice = choose(anchor.expect, candidates, ambiguous)
                 if choice.candidate is not None:
-                    return self._act_on(root, anchor, choice.candidate), choice
+                    return self._act_on(root, choice.candidate), choice
                 if remaining <= 0:
                     break
                 if mark is None:  # nothing could be asked: the page is between documents
@@ -249,25 +249,27 @@ class Replayer:
         self.check_success()
 
     def _do(self, step: PlanStep) -> list[str]:
-        n, action = step.n, step.action
-        expect_ = step.expect or {}
+        """Act, then, where the demonstration went to another page, wait for it."""
         before = self.page.url
+        via = self._perform(step)
+        if (step.expect or {}).get("url_pattern") and not (step.action == "goto" and step.n == 1):
+            self._wait_url(step.n, step, before)
+        return via
+
+    def _perform(self, step: PlanStep) -> list[str]:
+        n, action = step.n, step.action
         if action == "goto":
             url = self.start_url if (n == 1 and self.start_url) else str(step.url)
             if "[masked]" in url:
                 raise Halt(f"step {n}: the recorded address held a secret; cannot open it again")
             self._guard(n, f"open {url}", url)
             self.page.goto(url, wait_until="domcontentloaded")
-            if expect_.get("url_pattern") and n > 1:
-                self._wait_url(n, step, before)
             return []
         if action in ("os_click", "os_key"):
             raise Halt(f"step {n}: a desktop step outside the browser; a person must do it")
         if action == "press" and not step.anchor:
             self._guard(n, f"press {step.key}", self.page.url)
             self.page.keyboard.press(self._keys(step))
-            if expect_.get("url_pattern"):
-                self._wait_url(n, step, before)
             return []
         anchor = self.proc.anchors.get(step.anchor or "")
         if anchor is None:
@@ -275,8 +277,6 @@ class Replayer:
         target, choice = self.resolve(n, anchor)
         self._guard(n, plain(f"{action} {step.describe or ''}".strip()), self.page.url)
         self._act(step, target, anchor)
-        if expect_.get("url_pattern"):
-            self._wait_url(n, step, before)
         return list(choice.via)
 
     @staticmethod
