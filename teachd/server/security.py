@@ -132,23 +132,7 @@ class Guard:
                 return
         scope.setdefault("state", {})
         scope["state"]["csrf"] = self.sessions.csrf(sid) if by_cookie and sid else ""
-        await self.app(scope, _capped(receive), send)
-
-
-def _capped(receive: Receive) -> Receive:
-    """A body that arrives without a Content-Length is counted as it comes."""
-    seen = 0
-
-    async def wrapped() -> Message:
-        nonlocal seen
-        message = await receive()
-        if message["type"] == "http.request":
-            seen += len(message.get("body", b""))
-            if seen > MAX_BODY:
-                raise ValueError("request body too large")
-        return message
-
-    return wrapped
+        await self.app(scope, receive, send)  # the body is at most Content-Length, checked above
 
 
 async def _plain(send: Send, status: int, text: str) -> None:
