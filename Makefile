@@ -32,7 +32,8 @@ demo: venv
 	./scripts/ensure-debs $(DEMO_DEBS)
 	$(BIN)/teachd demo
 
-#   make wheel-demo   build the wheel, install it in a clean virtual environment, run `teachd demo` from it
+#   make wheel-demo   build the wheel, install it in a clean virtual environment, run `teachd demo` from it,
+#                     then speak MCP to its `teachd mcp`
 WHEEL_VENV := build/wheel-venv
 
 wheel-demo: venv
@@ -43,3 +44,4 @@ wheel-demo: venv
 	$(WHEEL_VENV)/bin/pip install -q dist/teachd-*.whl
 	cd /tmp && $(CURDIR)/$(WHEEL_VENV)/bin/teachd demo --json > $(CURDIR)/build/wheel-demo.json
 	$(BIN)/python -c "import json,sys; d=json.load(open('build/wheel-demo.json')); print('wheel demo:', d['status'], 'effect ok:', d['effect_ok'], 'leaks:', d['leaks']); sys.exit(0 if d['effect_ok'] and not d['leaks'] else 1)"
+	cd /tmp && $(CURDIR)/$(WHEEL_VENV)/bin/python $(CURDIR)/scripts/mcp-smoke.py

@@ -408,26 +408,39 @@ def test_a_body_of_unknown_length_is_refused_before_it_is_read(server: Server) -
         assert api.get(f"/api/skills/{SLUG}").json()["enabled"] is True
 
 
-def test_an_unanswered_approval_is_a_deny_after_its_timeout() -> None:
+def test_an_unanswered_approval_is_a_deny_after_its_timeout(settings: Settings) -> None:
+    from teachd.store.approvals import ApprovalQueue
+
+    request = {"step": 3, "tool": "computer_act", "action": "click Save", "page": "http://127.0.0.1/x",
+               "skills": ["taught-x"], "reason": "asks"}
+    asking = ApprovalQueue(open_store(settings), timeout=0.3)
+    assert asking.wait("run-1", request) is False
+    assert asking.pending() == []
+
+
+def test_an_approval_asked_in_one_process_is_answered_from_another_once(settings: Settings) -> None:
+    """The asker (``teachd mcp``, say) and the Approvals page (the daemon)
+    meet in the store; the first answer wins and a late one is refused."""
     import threading
 
-    from teachd.runner.gate import Action, Request
-    from teachd.server.jobs import Approvals
+    from teachd.errors import NotFound
+    from teachd.store.approvals import ApprovalQueue
 
-    approvals = Approvals(timeout=0.3)
-    request = Request(1, Action("computer_act", "click Save", "http://127.0.0.1/x", 3), ("taught-x",), "asks")
+    asking, page = ApprovalQueue(open_store(settings), timeout=10), ApprovalQueue(open_store(settings))
     answers: list[bool] = []
-    waiter = threading.Thread(target=lambda: answers.append(approvals.wait("run-1", request).allow))
-    waiter.start()
-    waiter.join(5)
-    assert answers == [False] and approvals.pending() == []
-    allowed = Approvals(timeout=5)
-    t = threading.Thread(target=lambda: answers.append(allowed.wait("run-2", request).allow))
+    request = {"step": None, "tool": "computer_act", "action": "click Save", "page": None,
+               "skills": ["taught-x"], "reason": "a loaded skill requires approval"}
+    t = threading.Thread(target=lambda: answers.append(asking.wait("run-2", request)))
     t.start()
-    for _ in range(100):
-        if allowed.pending():
+    for _ in range(200):
+        if page.pending():
             break
         threading.Event().wait(0.01)
-    allowed.answer(allowed.pending()[0]["id"], True)
+    [shown] = page.pending()
+    assert shown["action"] == "click Save" and shown["skills"] == ["taught-x"] and shown["run_id"] == "run-2"
+    page.answer(shown["id"], True)
     t.join(5)
-    assert answers == [False, True]
+    assert answers == [True]
+    with pytest.raises(NotFound):
+        page.answer(shown["id"], False)
+    assert b"click Save" not in all_bytes_under(settings.home)  # sealed like a run's detail

@@ -177,4 +177,4 @@ def test_parallel_writers_never_lose_a_version(store: SkillStore, settings: Sett
 def test_migrations_are_recorded_once(store: SkillStore, settings: Settings) -> None:
     open_store(settings)
     rows = store.db.query("SELECT name FROM migrations")
-    assert [r["name"] for r in rows] == ["0001_skills", "0002_runs_feedback_rules"]
+    assert [r["name"] for r in rows] == ["0001_skills", "0002_runs_feedback_rules", "0003_pending_approvals"]

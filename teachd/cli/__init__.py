@@ -34,7 +34,7 @@ def cli(ctx: click.Context, verbose: bool) -> None:
 
 
 def _register() -> None:
-    from teachd.cli import approvals, compile, demo, run, serve, skills, teach
+    from teachd.cli import approvals, compile, demo, mcp, run, serve, skills, teach
 
     cli.add_command(teach.teach)
     cli.add_command(compile.compile_)
@@ -44,6 +44,7 @@ def _register() -> None:
     cli.add_command(approvals.approvals)
     cli.add_command(demo.demo)
     cli.add_command(serve.serve)
+    cli.add_command(mcp.mcp)
 
 
 _register()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Protocol
 
@@ -34,6 +34,11 @@ class Request:
     skills: tuple[str, ...]
     reason: str
 
+    def as_dict(self) -> dict[str, object]:
+        a = self.action
+        return {"step": a.step, "tool": a.tool, "action": a.target, "page": a.page,
+                "skills": list(self.skills), "reason": self.reason}
+
     def describe(self) -> str:
         where = f" on {self.action.page}" if self.action.page else ""
         step = f"step {self.action.step}: " if self.action.step is not None else ""
@@ -49,6 +54,25 @@ class Answer:
 
 class Approver(Protocol):
     def ask(self, request: Request) -> Answer: ...
+
+
+class Asks(Protocol):
+    """Somewhere a person answers: the store's queue of pending approvals."""
+
+    def wait(self, run_id: str, request: Mapping[str, object], timeout: float | None = None) -> bool: ...
+
+
+@dataclass
+class PageApprover:
+    """Asks on the daemon's Approvals page (through the store, so the asking
+    process may be another one); ``run_id`` names the run once it has one."""
+
+    queue: Asks
+    run_id: str
+    timeout: float | None = None
+
+    def ask(self, request: Request) -> Answer:
+        return Answer(request.id, self.queue.wait(self.run_id, request.as_dict(), self.timeout))
 
 
 class DenyAll:

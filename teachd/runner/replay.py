@@ -101,6 +101,23 @@ def _locator(root: Page | Frame, loc: Locator) -> PwLocator:
     raise InvalidSkill(f"unknown locator kind {by!r}")
 
 
+def type_like_a_person(target: PwLocator, value: str, editable: bool, timeout_ms: float) -> None:
+    """Clear with keys, then one key event per character, so widgets that
+    listen to keystrokes see them; then check the field holds the value."""
+    current = target.input_value(timeout=timeout_ms) if editable else target.inner_text(timeout=timeout_ms)
+    if current:
+        target.press("ControlOrMeta+a")
+        target.press("Backspace")
+    if value:
+        target.press_sequentially(value, timeout=timeout_ms)
+    else:
+        target.focus(timeout=timeout_ms)
+    if editable:
+        expect(target).to_have_value(value, timeout=2000)
+    else:
+        expect(target).to_have_text(value, timeout=2000)
+
+
 class Replayer:
     def __init__(self, context: BrowserContext, page: Page, proc: Procedure, gate: Gate,
                  params: Mapping[str, str], secret: Callable[[str], str],
@@ -299,7 +316,8 @@ class Replayer:
             elif action == "dblclick":
                 target.dblclick(timeout=timeout)
             elif action == "type":
-                self._type(target, self._value(step), anchor, timeout)
+                editable = anchor.expect.get("tag") in ("input", "textarea")
+                type_like_a_person(target, self._value(step), editable, timeout)
             elif action == "select":
                 self._select(step, target, timeout)
             elif action == "check":
@@ -313,24 +331,6 @@ class Replayer:
         except AssertionError:
             raise Halt(f"step {n}: {what} does not show the effect it should "
                        f"(value or state differs after the {action})") from None
-
-    @staticmethod
-    def _type(target: PwLocator, value: str, anchor: Anchor, timeout: float) -> None:
-        """Type as a person types: clear with keys, then one key event per
-        character, so widgets that listen to keystrokes see them."""
-        editable = anchor.expect.get("tag") in ("input", "textarea")
-        current = target.input_value(timeout=timeout) if editable else target.inner_text(timeout=timeout)
-        if current:
-            target.press("ControlOrMeta+a")
-            target.press("Backspace")
-        if value:
-            target.press_sequentially(value, timeout=timeout)
-        else:
-            target.focus(timeout=timeout)
-        if editable:
-            expect(target).to_have_value(value, timeout=2000)
-        else:
-            expect(target).to_have_text(value, timeout=2000)
 
     def _select(self, step: PlanStep, target: PwLocator, timeout: float) -> None:
         """By value; when no option has it any more, by the label that was

@@ -3,9 +3,10 @@ keep a record of the run (status, skills and versions, steps; never secrets)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compiler.plan import Procedure
 from recorder.browser import CAPTURE_JS
@@ -14,6 +15,9 @@ from teachd.runner.gate import Approver, Gate
 from teachd.runner.replay import STEP_TIMEOUT, Halt, Replayer
 from teachd.runner.session import RunSession
 from teachd.store.runs import RunStore
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Page
 
 
 @dataclass
@@ -48,56 +52,84 @@ def run_skill(runs: RunStore, saved_rules: frozenset[str], slug: str, approver: 
               secret: Callable[[str], str], opts: RunOptions,
               progress: Callable[[str], None] | None = None,
               on_start: Callable[[str], None] | None = None) -> RunOutcome:
-    """Replay ``slug``; the run is recorded (``on_start`` hears its id as soon
-    as it has one) whatever the outcome."""
-    from recorder.browser import chromium_path, launch_args
-
+    """Replay ``slug`` in a browser of its own; the run is recorded (``on_start``
+    hears its id as soon as it has one) whatever the outcome."""
     gate = Gate(approver, run_setting=opts.run_setting, saved_rules=saved_rules)
     session = RunSession(runs.skills, gate, opts.profile)
     session.auto_load()
+    proc = prepare(session, slug, opts.params)
+    check_display(opts)
+    with open_chromium(opts) as (context, page):
+        outcome, _page = replay(runs, session, slug, proc, context, page, opts, secret, progress, on_start)
+    return outcome
+
+
+def check_display(opts: RunOptions) -> None:
+    from recorder.browser import chromium_path
+
+    chromium_path(opts.chromium)  # a missing browser is named before anything starts
+    if not opts.headless and not opts.display:
+        raise Unavailable("no display to show the browser on: pass --headless")
+
+
+def prepare(session: RunSession, slug: str, params: Mapping[str, str]) -> Procedure:
+    """Load the skill into the session (its gate with it) and check the parameters."""
     session.load_skill(slug)
-    skill = session.loaded[slug]
-    proc = Procedure.from_files(skill.current.files)
-    unknown = set(opts.params) - set(proc.parameters)
+    proc = Procedure.from_files(session.loaded[slug].current.files)
+    unknown = set(params) - set(proc.parameters)
     if unknown:
         raise BadInput(f"unknown parameter(s) {', '.join(sorted(unknown))}; "
                        f"this skill takes: {', '.join(proc.parameters) or 'none'}")
+    return proc
+
+
+@contextlib.contextmanager
+def open_chromium(opts: RunOptions) -> Iterator[tuple[BrowserContext, Page]]:
+    """Debian's Chromium with the capture script (its mutation counter is what
+    the replay waits on), visible on the display or headless."""
+    from playwright.sync_api import sync_playwright
+
+    from recorder.browser import chromium_path, launch_args
+
     exe = chromium_path(opts.chromium)
-    if not opts.headless and not opts.display:
-        raise Unavailable("no display to show the browser on: pass --headless")
+    with sync_playwright() as pw:
+        env: dict[str, str | float | bool] | None = (
+            {**opts.environ, "DISPLAY": opts.display} if opts.display else None)
+        browser = pw.chromium.launch(executable_path=exe, headless=opts.headless,
+                                     args=launch_args(None), env=env)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 800})
+            context.add_init_script(path=str(CAPTURE_JS))
+            yield context, context.new_page()
+        finally:
+            browser.close()
+
+
+def replay(runs: RunStore, session: RunSession, slug: str, proc: Procedure, context: BrowserContext,
+           page: Page, opts: RunOptions, secret: Callable[[str], str],
+           progress: Callable[[str], None] | None = None,
+           on_start: Callable[[str], None] | None = None) -> tuple[RunOutcome, Page]:
+    """The one executor (``teachd run``, the daemon, MCP's ``run_skill``): a
+    recorded run whatever happens; returns the outcome and the page it ended on."""
     run_id = runs.new_run_id()
     runs.start(run_id, session.versions())
     if on_start:
         on_start(run_id)
     status, message = "failure", ""
-    replayer: Replayer | None = None
+    replayer = Replayer(context, page, proc, session.gate, opts.params, secret,
+                        start_url=opts.start_url, progress=progress, step_timeout=opts.step_timeout)
+    log_from = len(session.gate.log)
     try:
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as pw:
-            env: dict[str, str | float | bool] | None = (
-                {**opts.environ, "DISPLAY": opts.display} if opts.display else None)
-            browser = pw.chromium.launch(executable_path=exe, headless=opts.headless,
-                                         args=launch_args(None), env=env)
-            context = browser.new_context(viewport={"width": 1280, "height": 800})
-            context.add_init_script(path=str(CAPTURE_JS))
-            page = context.new_page()
-            replayer = Replayer(context, page, proc, gate, opts.params, secret,
-                                start_url=opts.start_url, progress=progress,
-                                step_timeout=opts.step_timeout)
-            try:
-                replayer.run()
-                status, message = "success", "every step and the success check held"
-                if replayer.notes:
-                    message += " (" + "; ".join(replayer.notes) + ")"
-            except PolicyStop as exc:
-                status, message = "aborted", str(exc)
-            except Halt as exc:
-                status, message = "failure", str(exc)
-            finally:
-                browser.close()
+        replayer.run()
+        status, message = "success", "every step and the success check held"
+        if replayer.notes:
+            message += " (" + "; ".join(replayer.notes) + ")"
+    except PolicyStop as exc:
+        status, message = "aborted", str(exc)
+    except Halt as exc:
+        status, message = "failure", str(exc)
     finally:
-        steps = [r.as_dict() for r in replayer.results] if replayer else []
-        runs.finish(run_id, status, {"message": message, "steps": steps, "gate": gate.log,
-                                     "slug": slug})
-    return RunOutcome(run_id, status, message, steps, session.versions())
+        steps = [r.as_dict() for r in replayer.results]
+        runs.finish(run_id, status, {"message": message, "steps": steps, "slug": slug,
+                                     "gate": session.gate.log[log_from:]})
+    return RunOutcome(run_id, status, message, steps, session.versions()), replayer.page

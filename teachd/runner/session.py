@@ -20,6 +20,15 @@ def mentions(task: str) -> list[str]:
     return sorted(set(MENTION.findall(task or "")))
 
 
+def manifest(skills: Sequence[Skill]) -> list[dict[str, str]]:
+    return [{"slug": s.slug, "name": s.current.name, "description": s.current.description} for s in skills]
+
+
+def visible_skills(store: SkillStore, profile: Sequence[str] | None) -> list[Skill]:
+    """The enabled skills a run may load: all of them, or a profile's."""
+    return [s for s in store.all(enabled_only=True) if profile is None or s.slug in profile]
+
+
 class RunSession:
     def __init__(self, store: SkillStore, gate: Gate, profile: Sequence[str] | None = None) -> None:
         self.store, self.gate = store, gate
@@ -30,11 +39,7 @@ class RunSession:
         return self.profile is None or slug in self.profile
 
     def manifest(self) -> list[dict[str, str]]:
-        return [
-            {"slug": s.slug, "name": s.current.name, "description": s.current.description}
-            for s in self.store.all(enabled_only=True)
-            if self._allowed(s.slug)
-        ]
+        return manifest(visible_skills(self.store, self.profile))
 
     def auto_load(self) -> list[str]:
         """A run that uses the computer loads the owner's enabled taught skills
@@ -59,8 +64,10 @@ class RunSession:
         self.gate.unload(slug)
 
     def read_skill_file(self, slug: str, path: str) -> str:
+        if not self._allowed(slug):
+            raise NotFound(f"skill {slug!r} is not bound to this run's profile")
+        rel = check_relpath(path)  # before any lookup: a path that leaves the skill is refused as such
         skill = self.loaded.get(slug) or self.store.load(slug)
-        rel = check_relpath(path)
         if rel == "SKILL.md":
             return skill.current.instructions
         if rel not in skill.current.files:

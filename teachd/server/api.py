@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from teachd.errors import BadInput, Conflict, NotFound
+from teachd.errors import BadInput, Conflict, NotFound, PolicyStop
 from teachd.runner.feedback import OUTCOMES, give_feedback
 from teachd.server.state import Daemon
 from teachd.skills.approval import GATED_TOOLS, Approval
@@ -361,6 +361,78 @@ async def approval_answer(request: Request) -> JSONResponse:
     return JSONResponse({"id": pid, "allow": bool(data.get("allow"))})
 
 
+def _bearer_only(request: Request) -> None:
+    """What only an asking process may do (never a page's cookie): read a secret back."""
+    if not request.app.state.sessions.bearer_ok(request.headers.get("authorization")):
+        raise PolicyStop("this call takes the bearer token, not a login cookie")
+
+
+async def secrets_list(request: Request) -> JSONResponse:
+    """
+    summary: Secrets runs are waiting for (names and pages, never values)
+    responses:
+      200: {description: pending}
+    """
+    return JSONResponse({"pending": daemon(request).secrets.pending()})
+
+
+async def secret_ask(request: Request) -> JSONResponse:
+    """
+    summary: Ask the person for a secret (`name`, `run_id`, `skills`); bearer token only
+    responses:
+      200: {description: the request's id and the page where it is typed}
+    """
+    _bearer_only(request)
+    data = await body(request)
+    skills = data.get("skills") or []
+    if not isinstance(skills, list) or not all(isinstance(x, str) for x in skills):
+        raise BadInput("skills is a list of slugs")
+    asked = daemon(request).secrets.ask(_text(data, "name") or "", _text(data, "run_id") or "", skills)
+    return JSONResponse({"id": asked.id, "url": f"/secrets/{asked.id}"})
+
+
+async def secret_give(request: Request) -> JSONResponse:
+    """
+    summary: Type the secret (`value`) for a waiting request; kept in memory until its run takes it
+    responses:
+      200: {description: given}
+      404: {description: no such request, or given already}
+    """
+    data = await body(request)
+    daemon(request).secrets.give(request.path_params["sid"], _text(data, "value") or "")
+    return JSONResponse({"given": True})
+
+
+async def secret_value(request: Request) -> Response:
+    """
+    summary: The typed secret, once (waits up to `wait` seconds); bearer token only
+    responses:
+      200: {description: the value, handed over once}
+      204: {description: not typed yet}
+      404: {description: no such request}
+    """
+    _bearer_only(request)
+    try:
+        wait = min(max(float(request.query_params.get("wait", "0")), 0.0), 30.0)
+    except ValueError:
+        raise BadInput("wait is a number of seconds") from None
+    value = await run_in_threadpool(daemon(request).secrets.take, request.path_params["sid"], wait)
+    if value is None:
+        return Response(status_code=204)
+    return JSONResponse({"value": value}, headers={"Cache-Control": "no-store"})
+
+
+async def secret_forget(request: Request) -> JSONResponse:
+    """
+    summary: The asker no longer waits for this secret; bearer token only
+    responses:
+      200: {description: forgotten}
+    """
+    _bearer_only(request)
+    daemon(request).secrets.forget(request.path_params["sid"])
+    return JSONResponse({"forgotten": True})
+
+
 async def rule_add(request: Request) -> JSONResponse:
     """
     summary: Save an "always allow" rule for a tool (never satisfies a skill that requires approval)
@@ -415,6 +487,11 @@ ROUTES = [
     Route("/api/runs/{run_id}", run_show, methods=["GET"]),
     Route("/api/runs/{run_id}/feedback", run_feedback, methods=["POST"]),
     Route("/api/approvals", approvals_list, methods=["GET"]),
+    Route("/api/secrets", secrets_list, methods=["GET"]),
+    Route("/api/secrets", secret_ask, methods=["POST"]),
+    Route("/api/secrets/{sid}", secret_give, methods=["POST"]),
+    Route("/api/secrets/{sid}", secret_forget, methods=["DELETE"]),
+    Route("/api/secrets/{sid}/value", secret_value, methods=["GET"]),
     Route("/api/approvals/{pid:int}", approval_answer, methods=["POST"]),
     Route("/api/rules", rule_add, methods=["POST"]),
     Route("/api/rules/{rid:int}", rule_revoke, methods=["DELETE"]),

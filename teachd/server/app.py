@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 from collections.abc import AsyncIterator
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -22,6 +23,7 @@ from starlette.schemas import SchemaGenerator
 from teachd import __version__
 from teachd.config import Settings
 from teachd.errors import TeachdError, as_teachd_error
+from teachd.mcp.secrets import remove_daemon_file, write_daemon_file
 from teachd.server import api, pages
 from teachd.server.security import Guard, Sessions, load_token
 from teachd.server.state import Daemon
@@ -34,6 +36,14 @@ def allowed_hosts(host: str, port: int) -> frozenset[str]:
     if host == "::1":
         names = {"[::1]", "localhost"}
     return frozenset(f"{n}:{port}" for n in names)
+
+
+class McpEndpoint:
+    """``/mcp``: the MCP server as streamable HTTP (bearer token only, see the
+    guard); an ASGI app of its own, made by the lifespan."""
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await scope["app"].state.mcp(scope, receive, send)
 
 
 async def _error(request: Request, exc: Exception) -> Response:
@@ -50,17 +60,28 @@ def create_app(settings: Settings, host: str, port: int, login_code: str | None 
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         d = Daemon.open(settings, sessions, code)
         app.state.daemon = d
+        base = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+        mcp = d.mcp_server(allowed_hosts(host, port), base)
+        app.state.mcp = mcp.streamable_http_asgi
+        write_daemon_file(settings.home, base)  # where teachd mcp finds the secret page
         try:
-            yield
+            async with mcp.session_manager.run():
+                yield
         finally:
+            remove_daemon_file(settings.home)
+            d.approvals.close()  # questions still waiting are denied: nothing more happens on a page
+            d.secrets.close()
+            mcp.close()
             d.close()
+
 
     async def openapi(request: Request) -> Response:
         return JSONResponse(SCHEMA.get_schema(routes=request.app.routes))
 
     sessions = Sessions(token)  # shared by the guard and the login page
     app = Starlette(
-        routes=[*pages.ROUTES, *api.ROUTES, Route("/openapi.json", openapi, include_in_schema=False)],
+        routes=[*pages.ROUTES, *api.ROUTES, Route("/openapi.json", openapi, include_in_schema=False),
+                Route("/mcp", McpEndpoint(), methods=["GET", "POST", "DELETE"], include_in_schema=False)],
         middleware=[Middleware(Guard, sessions=sessions, allowed_hosts=allowed_hosts(host, port))],
         exception_handlers={TeachdError: _error, Exception: _error},
         lifespan=lifespan,

@@ -1,101 +1,32 @@
 """What the daemon runs in the background: replays (each in its own thread,
-its approval requests waiting on the Approvals page) and teaching (``teachd
+its approval requests waiting on the Approvals page, through the store's queue) and teaching (``teachd
 teach`` as a child process, its steps read live from the recording)."""
 
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from compiler.names import describe
 from teachd.config import Settings
 from teachd.errors import BadInput, Conflict, NotFound, PolicyStop
-from teachd.runner.gate import Answer, Request
+from teachd.runner.gate import PageApprover
 from teachd.runner.run import RunOptions, run_skill
+from teachd.store.approvals import ApprovalQueue
 from teachd.store.rules import RuleStore
 from teachd.store.runs import RunStore
 from teachd.teach.process import TeachProcess
-
-APPROVAL_TIMEOUT = 300.0  # seconds a request waits for a person; then it is a deny
-
-
-@dataclass
-class Pending:
-    id: int
-    run: str
-    request: Request
-    created: float
-    answer: bool | None = None
-    done: threading.Event = field(default_factory=threading.Event)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "run_id": self.run, "step": self.request.action.step,
-                "tool": self.request.action.tool, "action": self.request.action.target,
-                "page": self.request.action.page, "skills": list(self.request.skills),
-                "reason": self.request.reason, "waiting_s": round(time.monotonic() - self.created)}
-
-
-class Approvals:
-    """Requests from replays the daemon runs, answered on the Approvals page.
-    No answer before the timeout is a deny; stopping the daemon denies all."""
-
-    def __init__(self, timeout: float = APPROVAL_TIMEOUT) -> None:
-        self.timeout = timeout
-        self._items: dict[int, Pending] = {}
-        self._ids = itertools.count(1)
-        self._lock = threading.Lock()
-
-    def wait(self, run_id: str, request: Request) -> Answer:
-        with self._lock:
-            item = Pending(next(self._ids), run_id, request, time.monotonic())
-            self._items[item.id] = item
-        item.done.wait(self.timeout)
-        with self._lock:
-            self._items.pop(item.id, None)
-        return Answer(request.id, bool(item.answer))
-
-    def pending(self) -> list[dict[str, Any]]:
-        with self._lock:
-            return [p.as_dict() for p in self._items.values()]
-
-    def answer(self, pending_id: int, allow: bool) -> None:
-        with self._lock:
-            item = self._items.get(pending_id)
-        if item is None:
-            raise NotFound(f"no pending approval {pending_id} (answered already, or timed out)")
-        item.answer = allow
-        item.done.set()
-
-    def deny_all(self) -> None:
-        with self._lock:
-            items = list(self._items.values())
-        for item in items:
-            item.answer = False
-            item.done.set()
-
-
-@dataclass
-class WebApprover:
-    """The gate's approver for a replay the daemon runs: it asks on the page."""
-
-    approvals: Approvals
-    run_id: str
-
-    def ask(self, request: Request) -> Answer:
-        return self.approvals.wait(self.run_id, request)
 
 
 class Runs:
     """Replays started from the daemon: an ordinary run (recorded like one
     from the CLI), in a thread, asking on the Approvals page."""
 
-    def __init__(self, runs: RunStore, settings: Settings, approvals: Approvals) -> None:
+    def __init__(self, runs: RunStore, settings: Settings, approvals: ApprovalQueue) -> None:
         self.runs, self.settings, self.approvals = runs, settings, approvals
         self._threads: dict[str, threading.Thread] = {}
 
@@ -114,7 +45,7 @@ class Runs:
 
         def work() -> None:
             rules = RuleStore(self.runs.db, self.runs.owner).tools()
-            approver = WebApprover(self.approvals, job)  # named by its run id once it has one
+            approver = PageApprover(self.approvals, job)  # named by its run id once it has one
 
             def started(run_id: str) -> None:
                 approver.run_id = run_id
@@ -128,7 +59,7 @@ class Runs:
         return job
 
     def stop_all(self, timeout: float = 20) -> None:
-        self.approvals.deny_all()  # a waiting step is denied: the run ends with no effect
+        self.approvals.close()  # a waiting step is denied: the run ends with no effect
         for thread in self._threads.values():
             thread.join(timeout)
 

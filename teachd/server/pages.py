@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from teachd.errors import NotFound
 from teachd.server.api import daemon, skill_view
 from teachd.server.security import COOKIE
 from teachd.skills.approval import GATED_TOOLS
@@ -321,11 +322,17 @@ async def approvals_page(request: Request) -> HTMLResponse:
         f"{e(p['reason'])}</div></td><td><button class='primary' data-answer='{p['id']}' data-allow='1'>Allow once"
         f"</button> <button class='danger' data-answer='{p['id']}' data-allow='0'>Deny</button></td></tr>"
         for p in d.approvals.pending())
+    asked = "".join(
+        f"<tr><td>{e(a['run_id'])}</td><td><b>{e(a['name'])}</b></td><td>{e(', '.join(a['skills']))}</td>"
+        f"<td><a href='{e(a['url'])}'>Type it</a></td></tr>" for a in d.secrets.pending())
     rules = "".join(f"<tr><td>{e(r['tool'])}</td><td>{e(r['created_at'])}</td><td><button data-revoke='{r['id']}'>"
                     "Revoke</button></td></tr>" for r in d.rules.all())
     body = ("<h1>Approvals</h1><h2>Waiting</h2><table><thead><tr><th>Run</th><th>Action</th><th>Required by</th>"
             f"<th></th></tr></thead><tbody id='pending'>{pending or '<tr><td colspan=4 class=muted>Nothing waits.</td></tr>'}"
-            "</tbody></table><p class='muted'>A request nobody answers in 5 minutes is denied. A saved rule never "
+            "</tbody></table>"
+            + (f"<h2>Secrets asked</h2><table><thead><tr><th>Run</th><th>Secret</th><th>Skills</th><th></th></tr>"
+               f"</thead><tbody>{asked}</tbody></table>" if asked else "")
+            + "<p class='muted'>A request nobody answers in 5 minutes is denied. A saved rule never "
             "satisfies a skill that requires approval.</p><h2>Saved rules</h2><table><thead><tr><th>Always allow"
             f"</th><th>Since</th><th></th></tr></thead><tbody>{rules or '<tr><td colspan=3 class=muted>None.</td></tr>'}"
             "</tbody></table>")
@@ -338,8 +345,30 @@ setTimeout(() => location.reload(), 3000);"""
     return layout(request, "Approvals", "/approvals", body, script)
 
 
+async def secret_page(request: Request) -> HTMLResponse:
+    d = daemon(request)
+    sid = request.path_params["sid"]
+    try:
+        a = d.secrets.get(sid)
+    except NotFound as exc:
+        return layout(request, "Secret", "/approvals", f"<h1>Secret</h1><p class='muted'>{e(str(exc))}.</p>")
+    body = (f"<h1>A secret for a run</h1><div class='card'><p>Run <code>{e(a['run_id'])}</code> "
+            f"({e(', '.join(a['skills']) or 'no skill')}) needs <b>{e(a['name'])}</b>. Type it here: it goes to "
+            "that run once, in memory, and is never stored, logged or shown to the agent.</p>"
+            f"<form id='give' class='row'><label>{e(a['name'])} <input type='password' id='secret' "
+            "autocomplete='off' required></label><button class='primary' type='submit'>Give it to the run</button>"
+            "</form></div>")
+    script = f"""
+const SID = {js(sid)};
+document.getElementById('give').addEventListener('submit', (ev) => {{ ev.preventDefault();
+  const input = document.getElementById('secret');
+  act(() => api('POST', `/api/secrets/${{SID}}`, {{value: input.value}}), () => {{
+    input.value = ''; input.disabled = true; flash('Given to the run. You can close this page.'); }}); }});"""
+    return layout(request, "Secret", "/approvals", body, script)
+
+
 ROUTES = [
     Route("/", home), Route("/login", login), Route("/logged-out", logged_out), Route("/favicon.ico", favicon),
     Route("/skills", skills_page), Route("/skills/{slug}", skill_page), Route("/teach", teach_page),
-    Route("/runs", runs_page), Route("/approvals", approvals_page),
+    Route("/runs", runs_page), Route("/approvals", approvals_page), Route("/secrets/{sid}", secret_page),
 ]

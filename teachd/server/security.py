@@ -8,6 +8,7 @@
 - A state-changing request made with the cookie carries the page's CSRF
   token in ``X-CSRF-Token`` (a bearer token is no ambient credential: it
   needs none). No CORS headers are ever sent.
+- ``/mcp`` (agents) takes the bearer token only: 401 with ``WWW-Authenticate``.
 - Request bodies are capped.
 """
 
@@ -117,6 +118,10 @@ class Guard:
             await _plain(send, 411, "send a Content-Length")  # so the cap is known before reading
             return
         bearer = self.sessions.bearer_ok(header_of(scope, b"authorization"))
+        if path == "/mcp" and not bearer:  # an agent's endpoint: the token only, never a cookie
+            await _plain(send, 401, "authenticate: Authorization: Bearer <token>",
+                         [(b"www-authenticate", b"Bearer")])
+            return
         sid = cookie_of(scope)
         by_cookie = self.sessions.valid(sid)
         if path not in OPEN_PATHS and not (bearer or by_cookie):
@@ -135,11 +140,11 @@ class Guard:
         await self.app(scope, receive, send)  # the body is at most Content-Length, checked above
 
 
-async def _plain(send: Send, status: int, text: str) -> None:
+async def _plain(send: Send, status: int, text: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
     body = text.encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"text/plain; charset=utf-8"),
-                            (b"content-length", str(len(body)).encode())]})
+                            (b"content-length", str(len(body)).encode()), *(extra or [])]})
     await send({"type": "http.response.body", "body": body})
 
 

@@ -73,3 +73,22 @@ MIGRATIONS.append(
         """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0003_pending_approvals",
+        # Requests waiting for a person, in the database so that any process
+        # (the daemon, ``teachd mcp``, a scheduled run) can ask and the
+        # daemon's Approvals page can answer. The request text is sealed.
+        """
+        CREATE TABLE pending_approvals (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            owner TEXT NOT NULL,
+            run_id TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            request BLOB NOT NULL,
+            state TEXT NOT NULL DEFAULT 'pending'
+        )
+        """,
+    )
+)

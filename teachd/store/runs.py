@@ -41,6 +41,12 @@ class RunStore:
                  self._seal(run_id, {})),
             )
 
+    def set_skills(self, run_id: str, skills: dict[str, int]) -> None:
+        """A skill loaded mid-run joins the run's record (and its feedback chips)."""
+        with self.db.atomic() as tx:
+            tx.execute("UPDATE runs SET skills = ? WHERE id = ? AND owner = ?",
+                       (json.dumps(skills, sort_keys=True), run_id, self.owner))
+
     def finish(self, run_id: str, status: str, detail: dict[str, Any]) -> None:
         with self.db.atomic() as tx:
             tx.execute(

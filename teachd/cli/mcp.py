@@ -1,0 +1,73 @@
+"""``teachd mcp``: the owner's skills, and a browser to act in, for any MCP client (stdio)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+
+import click
+
+from teachd.cli.app import App, json_option, pass_app
+from teachd.errors import NotFound
+
+
+@click.command("mcp")
+@click.option("--profile", help="Load exactly the skills this profile (config.yaml) binds.")
+@click.option("--headless/--headed", default=None,
+              help="The session's browser: visible on DISPLAY (the default when there is one) or not.")
+@click.option("--step-timeout", type=click.FloatRange(min=0.1, max=600), default=10.0, show_default=True,
+              metavar="SECONDS", help="How long an action looks for its target.")
+@click.option("--approval-timeout", type=click.FloatRange(min=1, max=3600), default=300.0,
+              show_default=True, metavar="SECONDS",
+              help="How long a question waits for the person; no answer is a deny.")
+@json_option
+@pass_app
+def mcp(app: App, profile: str | None, headless: bool | None, step_timeout: float,
+        approval_timeout: float, as_json: bool) -> None:
+    """Serve MCP on stdin/stdout for an agent (Claude Code, Codex, any client).
+
+    The session is a run: it loads the owner's enabled taught skills (or the
+    profile's), records itself on the Runs page, and every computer_act asks
+    the person while a loaded skill requires approval — through the client,
+    or on the Approvals page of `teachd serve`. Secrets come from
+    TEACHD_SECRET_<NAME> in this command's environment, or are typed by the
+    person on the secret page of `teachd serve` (never through the chat).
+    Nothing but the protocol is written to stdout; its start and end are
+    reported on stderr (as JSON lines with --json).
+    """
+    import anyio
+
+    from teachd.mcp.secrets import DaemonSource
+    from teachd.mcp.server import TeachdMCP
+    from teachd.mcp.session import services_for
+    from teachd.store.runs import RunStore
+
+    bound = None
+    if profile is not None:
+        if profile not in app.settings.profiles:
+            raise NotFound(f"no profile {profile!r} in config.yaml")
+        bound = list(app.settings.profiles[profile])
+    services = services_for(RunStore(app.store), app.settings, profile=bound, headless=headless,
+                            step_timeout=step_timeout, approval_timeout=approval_timeout,
+                            where="in the environment of teachd mcp (the client's server config)",
+                            secrets=DaemonSource(app.settings.home))
+    server = TeachdMCP(services)
+    skills = [s.slug for s in server.visible()]
+    _report(as_json, {"event": "serving", "transport": "stdio", "skills": skills},
+            f"teachd mcp: serving {len(skills)} skill(s) on stdio")
+    signal.signal(signal.SIGTERM, _stop)  # a client that ends us: the session still ends cleanly
+    try:
+        anyio.run(server.run_stdio_async)
+    finally:
+        runs = server.close()
+        _report(as_json, {"event": "stopped", "runs": runs}, f"teachd mcp: stopped (runs: {', '.join(runs)})")
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _report(as_json: bool, data: dict[str, object], text: str) -> None:
+    """On stderr: stdout belongs to the protocol."""
+    print(json.dumps(data) if as_json else text, file=sys.stderr, flush=True)

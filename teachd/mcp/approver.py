@@ -1,0 +1,94 @@
+"""Asking the person, for an agent's session.
+
+Through the client, when it can show a question (an MCP form elicitation
+with no fields: accept = allow once; decline or cancel = deny); otherwise on
+the daemon's Approvals page, through the store. No answer in time is a deny.
+The gate calls this from the browser thread; the question goes out on the
+server's event loop, which the tool call that caused it is awaiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from mcp.shared.exceptions import NoBackChannelError
+from pydantic import BaseModel
+
+from teachd.runner.gate import Answer, PageApprover, Request
+from teachd.store.approvals import ApprovalQueue
+
+log = logging.getLogger(__name__)
+
+
+class AllowOnce(BaseModel):
+    """No fields: the question is the message; the answer is accept or decline."""
+
+
+@dataclass
+class Caller:
+    """The tool call being served: how to reach its client."""
+
+    ctx: Any  # mcp.server.mcpserver.Context
+    loop: asyncio.AbstractEventLoop
+    stopping: threading.Event  # the server is closing: an unanswered question is a deny now
+
+    def can_elicit(self) -> bool:
+        caps = self.ctx.client_capabilities
+        return bool(caps is not None and caps.elicitation is not None)
+
+    def can_open_url(self) -> bool:
+        caps = self.ctx.client_capabilities
+        return bool(caps is not None and caps.elicitation is not None and caps.elicitation.url is not None)
+
+    def run(self, coro: Any, timeout: float) -> Any:
+        """Await ``coro`` on the server's loop from the browser thread; a
+        TimeoutError when no answer comes in time or the server closes."""
+        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0 and not self.stopping.is_set():
+            try:
+                return future.result(min(left, 0.5))
+            except concurrent.futures.TimeoutError:
+                continue
+        future.cancel()
+        raise TimeoutError("no answer")
+
+    def progress(self, n: float, total: float | None, message: str) -> None:
+        """Best effort: a client that asked for progress sees it; a lost note stops nothing."""
+        asyncio.run_coroutine_threadsafe(self.ctx.report_progress(n, total, message), self.loop)
+
+
+class ClientApprover:
+    def __init__(self, queue: ApprovalQueue, timeout: float, stopping: threading.Event) -> None:
+        self.queue, self.timeout, self.stopping = queue, timeout, stopping
+        self.run_id = ""
+        self.caller: Caller | None = None  # set for each tool call by the session
+        self.asked_on_page = 0
+
+    def ask(self, request: Request) -> Answer:
+        caller = self.caller
+        if caller is not None and caller.can_elicit():
+            message = f"teachd asks: allow this once? {request.describe()}"
+            try:
+                result = caller.run(caller.ctx.elicit(message, AllowOnce), self.timeout)
+                return Answer(request.id, result.action == "accept")
+            except NoBackChannelError:
+                log.info("the client cannot be asked on this connection: the Approvals page asks")
+            except TimeoutError:
+                return Answer(request.id, False)
+            except Exception as exc:  # the client went away, or answered with an error: no answer, a deny
+                log.info("the question got no answer (%s): deny", type(exc).__name__)
+                return Answer(request.id, False)
+        if self.stopping.is_set():
+            return Answer(request.id, False)
+        self.asked_on_page += 1
+        if caller is not None:
+            caller.progress(0, None, "waiting for approval on the teachd Approvals page: "
+                                     + request.describe())
+        return PageApprover(self.queue, self.run_id, self.timeout).ask(request)

@@ -1,0 +1,124 @@
+"""Where an agent's session gets a secret it must type.
+
+``TEACHD_SECRET_<NAME>`` in the serving process's environment first. Else
+the daemon's secret page: the person types it there (the client is sent the
+page's address by URL-mode elicitation, when it can open one). Inside the
+daemon the desk is at hand; ``teachd mcp`` reaches the running daemon over
+loopback with the owner's token (``TEACHD_HOME/daemon.json`` says where).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import httpx
+
+from teachd.errors import PolicyStop
+from teachd.server.secrets import SecretDesk
+
+DAEMON_FILE = "daemon.json"  # written by ``teachd serve`` while it runs: where it listens
+
+
+@dataclass(frozen=True)
+class Ticket:
+    id: str
+    url: str  # the page where the person types it
+
+
+class SecretSource(Protocol):
+    def ask(self, name: str, run_id: str, skills: list[str]) -> Ticket: ...
+
+    def take(self, ticket: Ticket, timeout: float, stopping: threading.Event) -> str | None: ...
+
+    def forget(self, ticket: Ticket) -> None: ...
+
+
+@dataclass
+class DeskSource:
+    """In the daemon: its own desk."""
+
+    desk: SecretDesk
+    base_url: str
+
+    def ask(self, name: str, run_id: str, skills: list[str]) -> Ticket:
+        asked = self.desk.ask(name, run_id, skills)
+        return Ticket(asked.id, self.base_url + f"/secrets/{asked.id}")
+
+    def take(self, ticket: Ticket, timeout: float, stopping: threading.Event) -> str | None:
+        return self.desk.take(ticket.id, timeout)  # the desk is closed with the daemon: it wakes then
+
+    def forget(self, ticket: Ticket) -> None:
+        self.desk.forget(ticket.id)
+
+
+@dataclass
+class DaemonSource:
+    """For ``teachd mcp``: the daemon's desk, through its API (bearer token)."""
+
+    home: Path
+
+    def _client(self) -> httpx.Client:
+        try:
+            where = json.loads((self.home / DAEMON_FILE).read_text(encoding="utf-8"))
+            token = (self.home / "token").read_text().strip()
+        except (OSError, ValueError):
+            raise PolicyStop("no teachd daemon is running to type it on (teachd serve)") from None
+        return httpx.Client(base_url=str(where["url"]).rstrip("/"), trust_env=False, timeout=40,
+                            headers={"Authorization": f"Bearer {token}"})
+
+    def ask(self, name: str, run_id: str, skills: list[str]) -> Ticket:
+        try:
+            with self._client() as client:
+                r = client.post("/api/secrets", json={"name": name, "run_id": run_id, "skills": skills})
+                r.raise_for_status()
+                data = r.json()
+                return Ticket(str(data["id"]), str(client.base_url).rstrip("/") + str(data["url"]))
+        except httpx.HTTPError as exc:
+            raise PolicyStop(f"the teachd daemon could not be asked ({type(exc).__name__})") from None
+
+    def take(self, ticket: Ticket, timeout: float, stopping: threading.Event) -> str | None:
+        deadline = time.monotonic() + timeout
+        with self._client() as client:
+            while (left := deadline - time.monotonic()) > 0 and not stopping.is_set():
+                try:
+                    r = client.get(f"/api/secrets/{ticket.id}/value", params={"wait": min(left, 5)})
+                except httpx.HTTPError:
+                    return None
+                if r.status_code == 200:
+                    return str(r.json()["value"])
+                if r.status_code != 204:
+                    return None
+        return None
+
+    def forget(self, ticket: Ticket) -> None:
+        try:
+            with self._client() as client:
+                client.delete(f"/api/secrets/{ticket.id}")
+        except (httpx.HTTPError, PolicyStop):
+            pass
+
+
+def write_daemon_file(home: Path, url: str) -> Path:
+    """Where the daemon listens, for ``teachd mcp`` (0600; removed at stop)."""
+    path = home / DAEMON_FILE
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        json.dump({"url": url, "pid": os.getpid()}, fh)
+    os.replace(tmp, path)
+    return path
+
+
+def remove_daemon_file(home: Path) -> None:
+    path = home / DAEMON_FILE
+    try:
+        if json.loads(path.read_text(encoding="utf-8")).get("pid") == os.getpid():
+            path.unlink()
+    except (OSError, ValueError):
+        pass

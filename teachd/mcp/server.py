@@ -1,0 +1,295 @@
+"""The MCP server: tools, resources and prompts over the owner's skills.
+
+One server per process (``teachd mcp`` on stdio, or ``/mcp`` on the
+daemon); one ``McpRun`` per MCP session. On stdio the process is the
+session. Over HTTP a session is the transport's ``Mcp-Session-Id``; a
+client of the sessionless 2026 protocol shares one run per daemon.
+
+Tool names and arguments are the contract of DESIGN §3.7. A refused or
+failed call is a tool error (``isError``) whose text says why; nothing
+else on the page happened.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Literal
+from urllib.parse import unquote
+
+from mcp.server.lowlevel.helper_types import ReadResourceContents
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp_types import GetPromptResult, ImageContent, PromptMessage, TextContent
+from mcp_types import Prompt as MCPPrompt
+from mcp_types import PromptArgument as MCPPromptArgument
+from mcp_types import Resource as MCPResource
+from mcp_types import Tool as MCPTool
+
+from compiler.plan import PlanError, Procedure
+from teachd import __version__
+from teachd.errors import NotFound, TeachdError
+from teachd.mcp.acts import Act
+from teachd.mcp.session import McpRun, Services, expect_params
+from teachd.runner.session import manifest, visible_skills
+from teachd.skills.exchange import export_md
+from teachd.skills.paths import check_relpath
+from teachd.store.models import Skill
+
+INSTRUCTIONS = """\
+teachd serves the owner's skills, taught by demonstration, and a browser to act in.
+Start with load_skill (its description lists the skills). A taught skill's steps
+name their targets as anchors: act on them with computer_act(skill=..., anchor=...),
+or replay the whole skill with run_skill. A skill that requires approval makes
+every computer_act and replay step ask the person first; a denied or unanswered
+request does nothing on the page. When the task is done, call feedback."""
+
+LOAD_SKILL = """\
+Load a skill into this session: returns its instructions, then the list of its
+bundled files (read them with read_skill_file). A user message naming $slug asks
+for that skill; loading it is the client's job. Skills this session may load:
+"""
+
+ACT = """\
+One action in the browser this session owns. action: goto (url), click, type (text;
+secrets as {{secret:NAME}}, filled by teachd, never shown), select (value: the
+option's value or label), check (value "false" unchecks), press (key), scroll,
+snapshot (the page's accessibility tree with element refs), screenshot.
+The target: ref (from the last snapshot), or role + name, or skill + anchor (a
+loaded taught skill's anchor id, found as teachd run finds it). Exactly one
+visible element must answer, or nothing is done and the error says why.
+While a loaded skill requires approval, each call asks the person first
+(through the client, or on the teachd Approvals page); so does a page outside
+the loaded taught skills' allowed sites."""
+
+SKILL_URI = "skill://"
+
+
+def _error(exc: Exception) -> ToolError:
+    return ToolError(str(exc))
+
+
+class TeachdMCP(MCPServer):
+    def __init__(self, services: Services) -> None:
+        super().__init__(name="teachd", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+        self.services = services
+        self.streamable_http_asgi: Any = None  # set where it is served over HTTP (the daemon)
+        self._runs: dict[str, McpRun] = {}
+        self._lock = threading.Lock()
+        self.middleware.append(self._start_on_initialize)
+        self._register_tools()
+
+    # -- sessions -----------------------------------------------------------
+    def run_for(self, ctx: Any) -> McpRun:
+        key = _session_key(ctx)
+        with self._lock:
+            run = self._runs.get(key)
+            if run is None or run.closed:
+                run = self._runs[key] = McpRun(self.services, _client_name(ctx))
+            return run
+
+    async def _start_on_initialize(self, ctx: Any, call_next: Any) -> Any:
+        """At initialize the session's run starts: its skills load, their
+        approvals hold from the first call. (Over HTTP the session id comes
+        with the answer, so there the first call starts it.)"""
+        result = await call_next(ctx)
+        if ctx.method == "initialize" and ctx.request is None:
+            self.run_for(ctx)
+        return result
+
+    def close(self) -> list[str]:
+        """End every session's run; returns their ids."""
+        self.services.stop()
+        with self._lock:
+            runs, self._runs = list(self._runs.values()), {}
+        for run in runs:
+            run.close()
+        return [run.run_id for run in runs]
+
+    def visible(self) -> list[Skill]:
+        """What this server's sessions may see (the manifest, resources, prompts)."""
+        return visible_skills(self.services.runs.skills, self.services.opts.profile)
+
+    # -- tools --------------------------------------------------------------
+    async def list_tools(self) -> list[MCPTool]:
+        tools = await super().list_tools()
+        listed = "\n".join(f"- {m['slug']}: {m['name']} — {m['description']}"
+                            for m in manifest(self.visible())) or "- (none: teach one with teachd teach)"
+        return [t.model_copy(update={"description": LOAD_SKILL + listed}) if t.name == "load_skill" else t
+                for t in tools]
+
+    def _register_tools(self) -> None:
+        @self.tool(name="load_skill", description=LOAD_SKILL)
+        def load_skill(slug: str, ctx: Context) -> str:
+            try:
+                loaded = self.run_for(ctx).load_skill(slug)
+            except TeachdError as exc:
+                raise _error(exc) from None
+            files = "\n".join(f"- {f}" for f in loaded["files"]) or "- (none)"
+            return (f"{loaded['instructions'].rstrip()}\n\n---\nskill {slug} v{loaded['version']} is loaded. "
+                    f"Bundled files (read_skill_file):\n{files}\n")
+
+        @self.tool(name="read_skill_file",
+                   description="One bundled file of a skill, by its path inside the skill "
+                               "(SKILL.md included).")
+        def read_skill_file(slug: str, path: str, ctx: Context) -> str:
+            try:
+                return self.run_for(ctx).read_skill_file(slug, path)
+            except TeachdError as exc:
+                raise _error(exc) from None
+
+        @self.tool(name="computer_act", description=ACT)
+        async def computer_act(
+            action: Literal["goto", "click", "type", "select", "check", "press", "scroll", "snapshot",
+                            "screenshot"],
+            ctx: Context,
+            url: str | None = None, ref: str | None = None, role: str | None = None,
+            name: str | None = None, skill: str | None = None, anchor: str | None = None,
+            text: str | None = None, value: str | None = None, key: str | None = None,
+        ) -> list[TextContent | ImageContent]:
+            act = Act(action, url, ref, role, name, skill, anchor, text, value, key)
+            run = self.run_for(ctx)
+            try:
+                result = await run.on_browser(ctx, lambda b: run.act(b, act))
+            except TeachdError as exc:
+                raise _error(exc) from None
+            out: list[TextContent | ImageContent] = [TextContent(type="text", text=result["text"])]
+            if result.get("image"):
+                import base64
+
+                out.append(ImageContent(type="image", data=base64.b64encode(result["image"]).decode(),
+                                        mime_type="image/png"))
+            return out
+
+        @self.tool(name="run_skill",
+                   description="Replay a taught skill end to end (as teachd run does) in this session's "
+                               "browser, with parameters (params: NAME → value; the demonstrated values "
+                               "otherwise). Progress comes as notifications; the result is the run's "
+                               "outcome and the step that halted, if any. Its approvals ask as "
+                               "computer_act's do.")
+        async def run_skill(slug: str, ctx: Context, params: dict[str, str] | None = None) -> str:
+            run = self.run_for(ctx)
+            try:
+                values = expect_params(params)
+                result = await run.on_browser(ctx, lambda b: run.run_skill(b, slug, values))
+            except TeachdError as exc:
+                raise _error(exc) from None
+            text = _outcome_text(result)
+            if result["status"] != "success":
+                raise ToolError(text)
+            return text
+
+        @self.tool(name="feedback",
+                   description="How the task went, one click: outcome success or failure for a skill, in "
+                               "this session's run (or run_id, e.g. a run_skill run). It appends a dated "
+                               "line to the skill's History, as a new version.")
+        def feedback(slug: str, outcome: Literal["success", "failure"], ctx: Context,
+                     run_id: str | None = None, note: str | None = None) -> str:
+            try:
+                done = self.run_for(ctx).feedback(slug, outcome, run_id, note)
+            except TeachdError as exc:
+                raise _error(exc) from None
+            if not done["recorded"]:
+                return (f"{slug}: run {done['run_id']} already has its feedback ({done['outcome']}); "
+                        "nothing changed")
+            return f"{slug} v{done['version']}: recorded {outcome} for run {done['run_id']}"
+
+    # -- resources ----------------------------------------------------------
+    async def list_resources(self) -> list[MCPResource]:
+        out = []
+        for s in self.visible():
+            out.append(MCPResource(uri=f"{SKILL_URI}{s.slug}", name=f"{s.slug}/SKILL.md",
+                                   description=s.current.description, mime_type="text/markdown"))
+            out += [MCPResource(uri=f"{SKILL_URI}{s.slug}/{path}", name=f"{s.slug}/{path}",
+                                mime_type=_mime(path)) for path in sorted(s.current.files)]
+        return out
+
+    async def read_resource(self, uri: Any, context: Any = None) -> list[ReadResourceContents]:
+        text = str(uri)
+        if not text.startswith(SKILL_URI):
+            raise ResourceNotFoundError(f"unknown resource {text}: teachd serves skill://slug[/path]")
+        slug, _, raw = unquote(text[len(SKILL_URI):]).partition("/")
+        try:
+            profile = self.services.opts.profile
+            if profile is not None and slug not in profile:
+                raise NotFound(f"skill {slug!r} is not bound to this session's profile")
+            skill = self.services.runs.skills.load(slug)
+            if not raw:
+                return [ReadResourceContents(export_md(skill), "text/markdown")]
+            path = check_relpath(raw)
+            if path == "SKILL.md":
+                return [ReadResourceContents(export_md(skill), "text/markdown")]
+            if path not in skill.current.files:
+                raise NotFound(f"File not found: {path} in skill {slug}")
+            return [ReadResourceContents(skill.current.files[path], _mime(path))]
+        except TeachdError as exc:
+            raise ResourceNotFoundError(str(exc)) from None
+
+    # -- prompts ------------------------------------------------------------
+    async def list_prompts(self) -> list[MCPPrompt]:
+        return [MCPPrompt(name=f"skill:{s.slug}", description=s.current.description,
+                          arguments=[MCPPromptArgument(name=p, description=str(d.get("description") or ""),
+                                                       required=False)
+                                     for p, d in sorted(_parameters(s).items())])
+                for s in self.visible()]
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None,
+                         context: Any = None) -> GetPromptResult:
+        slug = name.removeprefix("skill:")
+        skill = next((s for s in self.visible() if s.slug == slug and name.startswith("skill:")), None)
+        if skill is None:
+            raise ValueError(f"no prompt {name!r}: prompts are skill:<slug> for the enabled skills")
+        params = _parameters(skill)
+        given = {k: str(v) for k, v in (arguments or {}).items() if k in params}
+        unknown = sorted(set(arguments or {}) - set(params))
+        if unknown:
+            raise ValueError(f"unknown argument(s) {', '.join(unknown)}; "
+                             f"this skill takes: {', '.join(sorted(params)) or 'none'}")
+        values = "".join(f"\n- {k} = {v}" for k, v in sorted(given.items()))
+        text = (f"Do the task of the skill ${slug}: load it with load_skill(\"{slug}\") and follow its "
+                f"instructions, acting with computer_act (or run_skill to replay it whole)."
+                + (f"\nParameters:{values}" if values else "")
+                + "\nWhen it is done, call feedback with success or failure.")
+        message = PromptMessage(role="user", content=TextContent(type="text", text=text))
+        return GetPromptResult(description=skill.current.description, messages=[message])
+
+
+def _parameters(skill: Skill) -> dict[str, dict[str, Any]]:
+    try:
+        return Procedure.from_files(skill.current.files).parameters if skill.is_taught else {}
+    except PlanError:
+        return {}
+
+
+def _mime(path: str) -> str:
+    return {"md": "text/markdown", "json": "application/json", "py": "text/x-python",
+            "sh": "text/x-shellscript"}.get(path.rsplit(".", 1)[-1], "text/plain")
+
+
+def _outcome_text(result: dict[str, Any]) -> str:
+    lines = [f"run {result['run_id']}: {result['status']} — {result['message']}"]
+    for s in result["steps"]:
+        lines.append(f"  step {s['n']} {s['action']}: {s['status']}"
+                     + (f" ({s['detail']})" if s["status"] != "ok" else ""))
+    if result.get("halted_step"):
+        lines.append(f"halted at step {result['halted_step']['n']}: {result['halted_step']['detail']}")
+    lines.append(f"feedback: feedback(slug, outcome, run_id=\"{result['run_id']}\")")
+    return "\n".join(lines)
+
+
+def _session_key(ctx: Any) -> str:
+    headers = _headers(ctx)
+    return (headers or {}).get("mcp-session-id") or "default"
+
+
+def _headers(ctx: Any) -> Any:
+    request = getattr(ctx, "request", None)
+    if request is None and hasattr(ctx, "request_context"):
+        request = getattr(ctx.request_context, "request", None)
+    return getattr(request, "headers", None)
+
+
+def _client_name(ctx: Any) -> str:
+    session = getattr(ctx, "session", None)
+    params = getattr(session, "client_params", None)
+    info = getattr(params, "client_info", None)
+    return f"{info.name} {info.version}".strip() if info is not None else "an MCP client"

@@ -1,0 +1,278 @@
+"""One MCP session is one run.
+
+It loads the owner's enabled taught skills (or exactly a profile's) when it
+starts, so their approvals hold from the first call, and is recorded like a
+``teachd run``: its skills and versions (the Runs page's feedback chips),
+then what it did. Every ``computer_act`` goes through the same gate as a
+replay step, after the same scope guard; ``run_skill`` is the replay
+executor itself, on the session's own browser.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from compiler.plan import PlanError, Procedure
+from compiler.scope import in_scope
+from teachd.config import Settings
+from teachd.errors import BadInput, NotFound, PolicyStop, TeachdError
+from teachd.mcp.acts import SECRET, Act, by_ref_or_role, perform
+from teachd.mcp.approver import Caller, ClientApprover
+from teachd.mcp.secrets import SecretSource
+from teachd.mcp.worker import Browser, BrowserWorker
+from teachd.runner.feedback import give_feedback
+from teachd.runner.gate import Action, Gate
+from teachd.runner.replay import Halt, Replayer, plain
+from teachd.runner.run import RunOptions, prepare, replay
+from teachd.runner.session import RunSession
+from teachd.store.approvals import ApprovalQueue
+from teachd.store.rules import RuleStore
+from teachd.store.runs import RunStore
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator
+
+T = TypeVar("T")
+TOOL = "computer_act"
+
+
+@dataclass
+class Services:
+    """What sessions need from the process serving them (``teachd mcp`` or the daemon)."""
+
+    runs: RunStore
+    queue: ApprovalQueue
+    settings: Settings
+    opts: RunOptions  # browser, display, profile, step timeout
+    approval_timeout: float
+    where: str  # where TEACHD_SECRET_<NAME> would be read, for the error that says it is missing
+    secrets: SecretSource | None = None  # the daemon's secret page
+    stopping: threading.Event = field(default_factory=threading.Event)  # the server is closing: stop waiting
+
+    def stop(self) -> None:
+        """Every question still waiting is a deny, every secret still asked is not given."""
+        self.stopping.set()
+        self.queue.close()
+
+
+class McpRun:
+    def __init__(self, services: Services, client: str) -> None:
+        self.services, self.client = services, client
+        runs = services.runs
+        self.approver = ClientApprover(services.queue, services.approval_timeout, services.stopping)
+        self.gate = Gate(self.approver, saved_rules=RuleStore(runs.db, runs.owner).tools())
+        self.session = RunSession(runs.skills, self.gate, services.opts.profile)
+        self.session.auto_load()
+        self.run_id = runs.new_run_id()
+        runs.start(self.run_id, self.session.versions())
+        self.approver.run_id = self.run_id
+        self.worker = BrowserWorker(services.opts)
+        self.actions: list[dict[str, Any]] = []
+        self.replays: list[str] = []
+        self._plans: dict[tuple[str, int], Procedure | None] = {}
+        self._lock = threading.Lock()
+        self.closed = False
+
+    # -- skills -------------------------------------------------------------
+    def load_skill(self, slug: str) -> dict[str, Any]:
+        loaded = self.session.load_skill(slug)
+        self.services.runs.set_skills(self.run_id, self.session.versions())
+        return loaded
+
+    def read_skill_file(self, slug: str, path: str) -> str:
+        return self.session.read_skill_file(slug, path)
+
+    def feedback(self, slug: str, outcome: str, run_id: str | None, note: str | None) -> dict[str, Any]:
+        ref = run_id or self.run_id
+        runs = self.services.runs
+        before = runs.feedback_given(ref).get(slug)
+        skill = give_feedback(runs, ref, slug, outcome, note, once=True)
+        return {**skill.summary(), "run_id": ref, "recorded": before is None,
+                "outcome": runs.feedback_given(ref).get(slug)}
+
+    # -- the browser --------------------------------------------------------
+    async def on_browser(self, ctx: Any, job: Callable[[Browser], T]) -> T:
+        """Run a job on the session's browser thread, with this call's client
+        reachable (for questions and progress) while it runs."""
+        caller = Caller(ctx, asyncio.get_running_loop(), self.services.stopping)
+
+        def with_caller(b: Browser) -> T:
+            self.approver.caller = caller
+            try:
+                return job(b)
+            finally:
+                self.approver.caller = None
+
+        return await asyncio.wrap_future(self.worker.submit(with_caller))
+
+    def act(self, b: Browser, act: Act) -> dict[str, Any]:
+        """Find the target (halting rather than guessing), guard the scope, ask
+        the gate, then act. A refusal at any point leaves the page untouched."""
+        act.check()
+        record: dict[str, Any] = {"action": act.action, "target": act.describe(), "page": b.page.url}
+        try:
+            target, found = self._target(b, act)
+            page = str(act.url) if act.action == "goto" else b.page.url
+            what = act.describe(found)
+            record.update(page=page, target=what)
+            outside = self._outside_scope(page)
+            if outside:
+                self.gate.check(Action(TOOL, what, page), reason=outside)
+            self.gate.check(Action(TOOL, what, page))
+            values = {name: self.secret(name) for name in SECRET.findall(act.text or "")}  # before typing
+            result = perform(b, act, target, values.__getitem__, self.services.opts.step_timeout, what)
+            record["status"] = "done"
+            return result
+        except TeachdError as exc:
+            record.update(status="refused" if isinstance(exc, PolicyStop) else "failed", detail=str(exc))
+            raise
+        except Exception as exc:  # Playwright's own: said in one line
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            record.update(status="failed", detail=first)
+            raise BadInput(f"{act.action} failed: {record['detail']}; nothing more was done") from None
+        finally:
+            with self._lock:
+                self.actions.append(record)
+
+    def run_skill(self, b: Browser, slug: str, params: dict[str, str]) -> dict[str, Any]:
+        """The replay executor on this session's browser: an ordinary recorded run."""
+        proc = prepare(self.session, slug, params)
+        self.services.runs.set_skills(self.run_id, self.session.versions())
+        total = len(proc.steps)
+        steps_done = [0]
+
+        def progress(message: str) -> None:
+            steps_done[0] += 1
+            caller = self.approver.caller
+            if caller is not None:
+                caller.progress(steps_done[0], total, message)
+
+        opts = RunOptions(params=params, step_timeout=self.services.opts.step_timeout)
+        outcome, b.page = replay(self.services.runs, self.session, slug, proc, b.context, b.page, opts,
+                                 self.secret, progress=progress)
+        self.replays.append(outcome.run_id)
+        halted = next((s for s in outcome.steps if s["status"] == "halted"), None)
+        return {**outcome.as_dict(), "halted_step": halted}
+
+    def _target(self, b: Browser, act: Act) -> tuple[Locator | None, str | None]:
+        """The element, and what it is when a taught anchor says so."""
+        timeout = self.services.opts.step_timeout
+        if act.anchor and act.skill:
+            return self._by_anchor(b, act.skill, act.anchor, timeout)
+        if act.ref or act.role:
+            return by_ref_or_role(b, act, timeout), None
+        return None, None
+
+    def _by_anchor(self, b: Browser, slug: str, anchor_id: str, timeout: float) -> tuple[Locator, str]:
+        if slug not in self.session.loaded:
+            raise NotFound(f"skill {slug!r} is not loaded in this session: load_skill it first")
+        proc = self._plan(slug)
+        if proc is None:
+            raise BadInput(f"skill {slug!r} is not a taught skill: it has no anchors")
+        anchor = proc.anchors.get(anchor_id)
+        if anchor is None:
+            raise NotFound(f"skill {slug!r} has no anchor {anchor_id!r} "
+                           f"(its anchors: {', '.join(sorted(proc.anchors)) or 'none'})")
+        n = next((s.n for s in proc.steps if s.anchor == anchor_id), 0)
+        finder = Replayer(b.context, b.page, proc, self.gate, {}, self.secret, step_timeout=timeout)
+        try:
+            target, _choice = finder.resolve(n, anchor)
+        except Halt as exc:
+            raise NotFound(f"{exc}; nothing was done") from None
+        return target, plain(anchor.describe)
+
+    def _plan(self, slug: str) -> Procedure | None:
+        skill = self.session.loaded[slug]
+        key = (slug, skill.current_version)
+        if key not in self._plans:
+            try:
+                self._plans[key] = Procedure.from_files(skill.current.files)
+            except PlanError:
+                self._plans[key] = None
+        return self._plans[key]
+
+    def _outside_scope(self, url: str) -> str | None:
+        """A page outside every loaded taught skill's scope asks first."""
+        if not url.startswith(("http://", "https://")):
+            return None  # about:blank and the like: nothing to protect
+        scoped = {slug: proc.scope for slug in sorted(self.session.loaded)
+                  if (proc := self._plan(slug)) is not None and proc.scope}
+        if not scoped or any(in_scope(url, scope) for scope in scoped.values()):
+            return None
+        return (f"{url} is outside the allowed scope of {', '.join(scoped)} "
+                f"({' '.join(sorted({o for s in scoped.values() for o in s}))})")
+
+    def secret(self, name: str) -> str:
+        """From the environment, else typed by the person on the daemon's secret
+        page (the client is asked to open it when it can); never from the chat."""
+        var, value = self.services.settings.secret_from_env(name)
+        if value:
+            return value
+        source = self.services.secrets
+        hint = f"set {var} {self.services.where}, or type it on the secret page of teachd serve"
+        if source is None:
+            raise PolicyStop(f"the secret {name!r} is needed: {hint}")
+        try:
+            ticket = source.ask(name, self.run_id, sorted(self.gate.loaded))
+        except TeachdError as exc:
+            raise PolicyStop(f"the secret {name!r} is needed: {hint} ({exc})") from None
+        caller, timeout = self.approver.caller, self.services.approval_timeout
+        message = f"teachd needs the secret {name!r}: type it on this page (it is never stored)"
+        try:
+            if caller is not None and caller.can_open_url():
+                answer = caller.run(caller.ctx.elicit_url(message, ticket.url, ticket.id), timeout)
+                if answer.action != "accept":
+                    raise PolicyStop(f"the secret {name!r} was not given; nothing was typed")
+            elif caller is not None:
+                caller.progress(0, None, f"{message}: {ticket.url}")
+            value = source.take(ticket, timeout, self.services.stopping)
+        except PolicyStop:
+            raise
+        except Exception:  # no answer in time, or the client went away: nothing was given
+            value = None
+        finally:
+            source.forget(ticket)
+        if not value:
+            raise PolicyStop(f"the secret {name!r} was not typed in time on {ticket.url}; nothing was typed")
+        return value
+
+    # -- the end ------------------------------------------------------------
+    def close(self) -> None:
+        """The session ended: the browser closes, the run is recorded as ended."""
+        with self._lock:
+            if self.closed:
+                return
+            self.closed = True
+            actions = list(self.actions)
+        self.worker.close()
+        done = sum(1 for a in actions if a.get("status") == "done")
+        refused = sum(1 for a in actions if a.get("status") == "refused")
+        message = (f"MCP session ({self.client}): {done} action(s) done, {refused} refused"
+                   + (f", replays {', '.join(self.replays)}" if self.replays else ""))
+        self.services.runs.finish(self.run_id, "ended", {"message": message, "steps": actions,
+                                                         "gate": self.gate.log, "client": self.client})
+
+
+def expect_params(params: Any) -> dict[str, str]:
+    if params is None:
+        return {}
+    if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
+        raise BadInput("params is an object of NAME: value")
+    return {k: str(v) for k, v in params.items()}
+
+
+def services_for(runs: RunStore, settings: Settings, *, profile: list[str] | None = None,
+                 headless: bool | None = None, step_timeout: float = 10.0,
+                 approval_timeout: float = 300.0, where: str = "",
+                 secrets: SecretSource | None = None, queue: ApprovalQueue | None = None) -> Services:
+    """A visible browser where there is a display (the person watches the
+    agent act), headless where there is none or when asked."""
+    shown = bool(settings.display) if headless is None else not headless
+    opts = RunOptions(headless=not shown, chromium=settings.chromium, display=settings.display,
+                      environ=settings.environ, profile=profile, step_timeout=step_timeout)
+    return Services(runs, queue or ApprovalQueue(runs.skills, approval_timeout), settings, opts,
+                    approval_timeout, where, secrets)

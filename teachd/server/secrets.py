@@ -1,0 +1,93 @@
+"""Secrets a run asks for, typed by the person on the daemon's secret page.
+
+Never in a chat (the MCP spec forbids sensitive data in form elicitation),
+never on disk, never in a log: a value lives in this process's memory from
+the moment it is typed until the run that asked takes it — once — and is
+then forgotten. An asker that gives up forgets its request.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from teachd.errors import BadInput, NotFound
+
+SECRET_TIMEOUT = 300.0  # seconds a request waits to be typed
+
+
+@dataclass
+class Asked:
+    id: str
+    name: str
+    run_id: str
+    skills: list[str]
+    created: float
+    value: str | None = field(default=None, repr=False)
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "run_id": self.run_id, "skills": self.skills,
+                "url": f"/secrets/{self.id}", "waiting_s": round(time.monotonic() - self.created)}
+
+
+class SecretDesk:
+    def __init__(self) -> None:
+        self._items: dict[str, Asked] = {}
+        self._lock = threading.Lock()
+
+    def ask(self, name: str, run_id: str, skills: list[str]) -> Asked:
+        if not name or not name.replace("_", "").isalnum():
+            raise BadInput("a secret's name is letters, digits and _")
+        item = Asked(secrets.token_urlsafe(16), name, run_id, list(skills), time.monotonic())
+        with self._lock:
+            self._items[item.id] = item
+        return item
+
+    def give(self, sid: str, value: str) -> None:
+        if not value:
+            raise BadInput("type the secret (it is not stored)")
+        with self._lock:
+            item = self._items.get(sid)
+            if item is None or item.done.is_set():
+                raise NotFound("no secret is asked for there (given already, or no longer needed)")
+            item.value = value
+        item.done.set()
+
+    def take(self, sid: str, timeout: float) -> str | None:
+        """The typed value, once; None when nothing was typed in time."""
+        with self._lock:
+            item = self._items.get(sid)
+        if item is None:
+            raise NotFound("no such secret request")
+        item.done.wait(timeout)
+        with self._lock:
+            if item.value is None:
+                return None
+            self._items.pop(sid, None)
+            value, item.value = item.value, None
+        return value
+
+    def forget(self, sid: str) -> None:
+        with self._lock:
+            self._items.pop(sid, None)
+
+    def get(self, sid: str) -> dict[str, Any]:
+        with self._lock:
+            item = self._items.get(sid)
+        if item is None or item.done.is_set():
+            raise NotFound("no secret is asked for there (given already, or no longer needed)")
+        return item.as_dict()
+
+    def pending(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [i.as_dict() for i in self._items.values() if not i.done.is_set()]
+
+    def close(self) -> None:
+        with self._lock:
+            items, self._items = list(self._items.values()), {}
+        for item in items:
+            item.done.set()
