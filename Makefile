@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-TEST_DEBS := chromium xvfb xdotool
+TEST_DEBS := chromium xvfb xdotool postgresql
 
 .PHONY: test lint venv debs demo wheel-demo
 

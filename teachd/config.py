@@ -5,7 +5,7 @@ edge and everything below gets what it needs from ``Settings``.
 
     TEACHD_HOME      state folder (key, database, recordings, config.yaml)
     TEACHD_OWNER     whose skills (default: the login name)
-    TEACHD_DB_URL    another database (PostgreSQL: not in this build yet)
+    TEACHD_DB_URL    a team store: postgresql://… (default: SQLite in TEACHD_HOME)
     TEACHD_CHROMIUM  the Chromium to drive (default /usr/bin/chromium)
     DISPLAY          the X display a visible browser shows on
     TEACHD_SECRET_*  secrets for a replay (read when a step needs one)
@@ -38,6 +38,7 @@ class Settings:
     profiles: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     chromium: str | None = None
     display: str | None = None
+    retention_days: float = 14.0  # raw recordings older than this are purged (the daemon, daily)
     environ: Mapping[str, str] = field(default_factory=dict, repr=False)  # for child processes
 
     def secret_from_env(self, name: str) -> tuple[str, str | None]:
@@ -73,10 +74,17 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
         include=tuple(str(g) for g in conf.get("include", []) or []),
         ignore=tuple(str(g) for g in conf.get("ignore", []) or []),
         profiles={str(k): tuple(str(s) for s in (v or [])) for k, v in (conf.get("profiles") or {}).items()},
+        retention_days=_days(conf.get("retention_days", 14)),
         chromium=env.get("TEACHD_CHROMIUM") or None,
         display=env.get("DISPLAY") or None,
         environ=dict(env),
     )
+
+
+def _days(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise BadInput(f"config.yaml: retention_days must be a positive number of days, not {value!r}")
+    return float(value)
 
 
 def _login() -> str:

@@ -121,6 +121,25 @@ def pw() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """One throwaway PostgreSQL cluster for the test session (tests/postgres.py)."""
+    from tests.postgres import postgres_cluster
+
+    with postgres_cluster() as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str, request: pytest.FixtureRequest) -> str:
+    """An empty database of the test's own."""
+    import re
+
+    from tests.postgres import fresh_database
+
+    return fresh_database(postgres_server, "t_" + re.sub(r"\W", "_", request.node.name.lower())[:50])
+
+
+@pytest.fixture(scope="session")
 def taught_sample(tmp_path_factory: pytest.TempPathFactory):
     """The sample task, taught once through ``teachd teach`` (see sample_task)."""
     from tests.sample_task import teach_sample

@@ -28,6 +28,7 @@ from teachd.store import open_store
 from teachd.store.rules import RuleStore
 from teachd.store.runs import RunStore
 from tests.conftest import all_bytes_under
+from tests.people import PersonAtTheDaemon
 from tests.sample_task import PASSWORD, SLUG
 
 TRANSCRIPT = os.environ.get("TEACHD_TRANSCRIPT")  # a file: the README's session transcript is written there
@@ -360,36 +361,6 @@ def test_a_client_that_leaves_mid_question_ends_the_session_cleanly(taught) -> N
     [run] = RunStore(open_store(settings_of(env))).recent()
     assert run["status"] == "ended", run
     assert [s["status"] for s in run["steps"]] == ["refused"] and "not approved" in run["steps"][0]["detail"]
-
-
-class PersonAtTheDaemon:
-    """The person at the daemon's pages, through its API: answers approval
-    requests in turn and types the secrets asked for."""
-
-    def __init__(self, api: httpx.Client, answers: list[bool], secrets: dict[str, str]) -> None:
-        self.api, self.answers, self.secrets = api, list(answers), secrets
-        self.seen: list[str] = []
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._watch, daemon=True)
-
-    def __enter__(self) -> PersonAtTheDaemon:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop.set()
-        self.thread.join(10)
-
-    def _watch(self) -> None:
-        while not self.stop.is_set():
-            for s in self.api.get("/api/secrets").json()["pending"]:
-                self.api.post(f"/api/secrets/{s['id']}", json={"value": self.secrets[s["name"]]})
-                self.seen.append(f"secret {s['name']} for {s['skills']}")
-            for p in self.api.get("/api/approvals").json()["pending"]:
-                allow = self.answers.pop(0)
-                self.api.post(f"/api/approvals/{p['id']}", json={"allow": allow})
-                self.seen.append(f"{'allow' if allow else 'deny'}: {p['action']} | {p['skills']}")
-            self.stop.wait(0.05)
 
 
 def test_mcp_over_http_needs_the_token_and_asks_on_the_daemons_pages(taught) -> None:

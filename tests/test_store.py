@@ -175,6 +175,10 @@ def test_parallel_writers_never_lose_a_version(store: SkillStore, settings: Sett
 
 
 def test_migrations_are_recorded_once(store: SkillStore, settings: Settings) -> None:
-    open_store(settings)
-    rows = store.db.query("SELECT name FROM migrations")
-    assert [r["name"] for r in rows] == ["0001_skills", "0002_runs_feedback_rules", "0003_pending_approvals"]
+    from teachd.store.migrations import MIGRATIONS
+
+    open_store(settings)  # a second opening applies nothing again
+    rows = store.db.query("SELECT name FROM migrations ORDER BY name")
+    assert [r["name"] for r in rows] == [name for name, _ in MIGRATIONS]
+    assert [name for name, _ in MIGRATIONS][:2] == ["0001_skills", "0002_runs_feedback_rules"]
+    assert len({name for name, _ in MIGRATIONS}) == len(MIGRATIONS) >= 4

@@ -21,8 +21,9 @@ def cli(ctx: click.Context, verbose: bool) -> None:
     """teachd: show the computer a task once, get a taught Agent Skill.
 
     State lives in TEACHD_HOME (key, database, recordings, config.yaml), in
-    an embedded SQLite database (TEACHD_DB_URL, for PostgreSQL, is refused by
-    this build: the team store is not built yet).
+    an embedded SQLite database, or PostgreSQL with
+    TEACHD_DB_URL=postgresql://… (a team's store; the same key file in each
+    TEACHD_HOME).
     """
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING,
@@ -34,7 +35,7 @@ def cli(ctx: click.Context, verbose: bool) -> None:
 
 
 def _register() -> None:
-    from teachd.cli import approvals, compile, demo, mcp, run, serve, skills, teach
+    from teachd.cli import approvals, compile, demo, mcp, run, schedule, serve, skills, teach
 
     cli.add_command(teach.teach)
     cli.add_command(compile.compile_)
@@ -45,6 +46,7 @@ def _register() -> None:
     cli.add_command(demo.demo)
     cli.add_command(serve.serve)
     cli.add_command(mcp.mcp)
+    cli.add_command(schedule.schedule)
 
 
 _register()

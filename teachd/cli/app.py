@@ -44,3 +44,14 @@ def emit(as_json: bool, data: Any, text: str | Callable[[], str]) -> None:
     else:
         out = text() if callable(text) else text
         click.echo(out, nl=not out.endswith("\n"))
+
+
+def parse_params(items: tuple[str, ...]) -> dict[str, str]:
+    """``--param NAME=VALUE``, repeated."""
+    values: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise click.UsageError(f"--param takes NAME=VALUE, not {item!r}")
+        values[name] = value
+    return values

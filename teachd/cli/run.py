@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import click
 
-from teachd.cli.app import App, emit, json_option, pass_app
+from teachd.cli.app import App, emit, json_option, parse_params, pass_app
 from teachd.config import Settings
 from teachd.errors import NotFound, PolicyStop
 from teachd.store.runs import RunStore
@@ -59,12 +59,7 @@ def run(app: App, slug: str, start_url: str | None, params: tuple[str, ...], hea
     from teachd.runner.run import RunOptions, run_skill
     from teachd.store.rules import RuleStore
 
-    values: dict[str, str] = {}
-    for item in params:
-        name, sep, value = item.partition("=")
-        if not sep or not name:
-            raise click.UsageError(f"--param takes NAME=VALUE, not {item!r}")
-        values[name] = value
+    values = parse_params(params)
     bound = None
     if profile is not None:
         if profile not in app.settings.profiles:

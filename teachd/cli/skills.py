@@ -31,22 +31,31 @@ def skills() -> None:
     """Manage skills: the encrypted store, folders on disk, validation."""
 
 
-def _row(skill: Skill) -> str:
+def _row(skill: Skill, health: dict[str, Any] | None = None) -> str:
     state = "enabled " if skill.enabled else "disabled"
-    return f"{skill.slug:<40} v{skill.current_version:<4} {state} {skill.current.name}"
+    attention = f"  NEEDS ATTENTION: {health['reason']}" if health and not health["ok"] else ""
+    return f"{skill.slug:<40} v{skill.current_version:<4} {state} {skill.current.name}{attention}"
 
 
 @skills.command("list")
 @json_option
 @pass_app
 def list_(app: App, as_json: bool) -> None:
-    """List the owner's skills in the store, enabled or not."""
+    """List the owner's skills in the store, enabled or not (and any that a
+    health check found needing attention)."""
+    from teachd.store.schedules import ScheduleStore
+
     items = app.store.all()
+    health = ScheduleStore(app.store).health()
     emit(
         as_json,
-        [s.summary() for s in items],
-        lambda: "\n".join(_row(s) for s in items) if items else "no skills yet",
+        [{**s.summary(), "health": _brief(health.get(s.slug))} for s in items],
+        lambda: "\n".join(_row(s, health.get(s.slug)) for s in items) if items else "no skills yet",
     )
+
+
+def _brief(h: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if h is None else {k: h[k] for k in ("ok", "checked_at", "step", "reason")}
 
 
 @skills.command()

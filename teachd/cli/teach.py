@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import shutil
@@ -16,59 +15,19 @@ import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
 from teachd.errors import BadInput, Conflict, NotFound, TeachdError, component_errors
-from teachd.teach.process import CONTROL_FILE
+from teachd.store.locks import FileLock
+from teachd.teach.process import CONTROL_FILE, TEACH_LOCK
 
 
-class TeachLock:
-    """One recording per TEACHD_HOME: an flock held for the recording's life
-    (the kernel lets go when the process dies, so no stale pid file), with
-    the recorder's pid and folder written inside for `teachd teach stop`."""
-
-    def __init__(self, home: Path) -> None:
-        self.path = home / "teach.lock"
-        self._fd: int | None = None
-
-    def acquire(self) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise Conflict("a recording is already running; stop it with `teachd teach stop`") from None
-        self._fd = fd
-
-    def describe(self, info: dict[str, object]) -> None:
-        assert self._fd is not None
-        os.ftruncate(self._fd, 0)
-        os.pwrite(self._fd, json.dumps(info).encode(), 0)
-
-    def release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
-
-    def holder(self) -> dict[str, object] | None:
-        """What the running recording wrote; None when nothing holds the lock."""
-        try:
-            fd = os.open(self.path, os.O_RDONLY)
-        except FileNotFoundError:
-            return None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            data = os.read(fd, 4096)
-            os.close(fd)
-            try:
-                info = json.loads(data or b"{}")
-            except ValueError:
-                info = {}
-            return info if isinstance(info, dict) else {}
-        os.close(fd)
-        return None
+def teach_lock(home: Path) -> FileLock:
+    """One recording per TEACHD_HOME, with the recorder's pid and folder
+    written inside for `teachd teach stop` (and for retention, which never
+    touches the recording being written)."""
+    return FileLock(home / TEACH_LOCK)
 
 
 def _stop_running(app: App, as_json: bool) -> None:
-    lock = TeachLock(app.settings.home)
+    lock = teach_lock(app.settings.home)
     info = lock.holder()
     pid = info.get("pid") if info is not None else None
     if info is None or not isinstance(pid, int):
@@ -112,10 +71,11 @@ def teach(app: App, name: str, url: str | None, cdp_port: int | None, headless: 
     from teachd.teach.retention import purge_recordings
 
     settings = app.settings
-    lock = TeachLock(settings.home)
-    lock.acquire()
+    lock = teach_lock(settings.home)
+    if not lock.try_acquire():
+        raise Conflict("a recording is already running; stop it with `teachd teach stop`")
     settings.recordings_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    purge_recordings(settings.recordings_dir)
+    purge_recordings(settings.recordings_dir, settings.retention_days)
     folder = settings.recordings_dir / new_recording_id()
 
     def ready(info: dict[str, object]) -> None:

@@ -151,7 +151,8 @@ class McpRun:
             if caller is not None:
                 caller.progress(steps_done[0], total, message)
 
-        opts = RunOptions(params=params, step_timeout=self.services.opts.step_timeout)
+        opts = RunOptions(params=params, step_timeout=self.services.opts.step_timeout,
+                          origin=f"MCP session {self.run_id}")
         outcome, b.page = replay(self.services.runs, self.session, slug, proc, b.context, b.page, opts,
                                  self.secret, progress=progress)
         self.replays.append(outcome.run_id)
@@ -254,7 +255,8 @@ class McpRun:
         message = (f"MCP session ({self.client}): {done} action(s) done, {refused} refused"
                    + (f", replays {', '.join(self.replays)}" if self.replays else ""))
         self.services.runs.finish(self.run_id, "ended", {"message": message, "steps": actions,
-                                                         "gate": self.gate.log, "client": self.client})
+                                                         "gate": self.gate.log, "client": self.client,
+                                                         "origin": f"MCP ({self.client})"})
 
 
 def expect_params(params: Any) -> dict[str, str]:

@@ -46,6 +46,7 @@ class RunOptions:
     profile: Sequence[str] | None = None  # bound: load exactly these skills
     run_setting: str = "auto"
     step_timeout: float = STEP_TIMEOUT
+    origin: str = ""  # who started it, for the Runs page: "", "web UI", "schedule 3", "MCP session …"
 
 
 def run_skill(runs: RunStore, saved_rules: frozenset[str], slug: str, approver: Approver,
@@ -131,5 +132,5 @@ def replay(runs: RunStore, session: RunSession, slug: str, proc: Procedure, cont
     finally:
         steps = [r.as_dict() for r in replayer.results]
         runs.finish(run_id, status, {"message": message, "steps": steps, "slug": slug,
-                                     "gate": session.gate.log[log_from:]})
+                                     "gate": session.gate.log[log_from:], "origin": opts.origin})
     return RunOutcome(run_id, status, message, steps, session.versions()), replayer.page

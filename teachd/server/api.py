@@ -15,10 +15,13 @@ from starlette.routing import Route
 
 from teachd.errors import BadInput, Conflict, NotFound, PolicyStop
 from teachd.runner.feedback import OUTCOMES, give_feedback
+from teachd.schedule.jobstore import next_runs
+from teachd.schedule.specs import DEFAULT_TIMEOUT, spec_from
 from teachd.server.state import Daemon
 from teachd.skills.approval import GATED_TOOLS, Approval
 from teachd.skills.exchange import Imported, export_envelope, export_md, from_envelope, from_skill_md
 from teachd.store.models import Skill
+from teachd.store.schedules import ScheduleStore, spec_of
 
 
 def daemon(request: Request) -> Daemon:
@@ -42,7 +45,8 @@ def skill_view(d: Daemon, skill: Skill) -> dict[str, Any]:
                  **counts.get(v.version, {"success": 0, "failure": 0})} for v in d.store.versions(skill.slug)]
     c = skill.current
     return {**skill.summary(), "description": c.description, "instructions": c.instructions,
-            "files": c.files, "approval": c.approval.to_dict(), "metadata": c.metadata, "versions": versions}
+            "files": c.files, "approval": c.approval.to_dict(), "metadata": c.metadata, "versions": versions,
+            "health": ScheduleStore(d.store).health().get(skill.slug)}
 
 
 async def skills_list(request: Request) -> JSONResponse:
@@ -51,7 +55,9 @@ async def skills_list(request: Request) -> JSONResponse:
     responses:
       200: {description: "slug, name, version, enabled of each skill"}
     """
-    return JSONResponse([s.summary() for s in daemon(request).store.all()])
+    d = daemon(request)
+    health = ScheduleStore(d.store).health()
+    return JSONResponse([{**s.summary(), "health": health.get(s.slug)} for s in d.store.all()])
 
 
 async def skill_show(request: Request) -> JSONResponse:
@@ -433,6 +439,86 @@ async def secret_forget(request: Request) -> JSONResponse:
     return JSONResponse({"forgotten": True})
 
 
+def schedule_views(d: Daemon) -> list[dict[str, Any]]:
+    nexts = next_runs(d.store.db)
+    views = ScheduleStore(d.store).all()
+    return [{**v, "when": spec_of(v).when, "next_run": nexts.get(v["id"])} for v in views]
+
+
+async def schedules_list(request: Request) -> JSONResponse:
+    """
+    summary: The schedules, each with its next run time and last outcome
+    responses:
+      200: {description: schedules}
+    """
+    return JSONResponse(schedule_views(daemon(request)))
+
+
+async def scheduler_state(request: Request) -> JSONResponse:
+    """
+    summary: Whether this daemon runs the scheduled jobs (one daemon per store does)
+    responses:
+      200: {description: "leading: true here; false when another daemon on the store runs them"}
+    """
+    return JSONResponse({"leading": daemon(request).schedules.leading})
+
+
+async def schedule_add(request: Request) -> JSONResponse:
+    """
+    summary: Add a schedule (`slug`, `cron` or `every`, `params`, `profile`, `check`, `timeout`)
+    responses:
+      200: {description: the schedule's id}
+      400: {description: a bad cron expression, interval or parameter}
+    """
+    data = await body(request)
+    params = data.get("params") or {}
+    if not isinstance(params, dict) or not all(isinstance(v, str) for v in params.values()):
+        raise BadInput("params is an object of NAME: text")
+    timeout = data.get("timeout", DEFAULT_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        raise BadInput("timeout is a number of seconds")
+    d = daemon(request)
+    spec = spec_from(_text(data, "slug") or "", cron=_text(data, "cron"), every=_text(data, "every"),
+                     params=params, profile=_text(data, "profile"), check=bool(data.get("check")),
+                     timeout=timeout, profiles=d.settings.profiles)
+    sid = ScheduleStore(d.store).add(spec)
+    d.schedules.sync_soon()
+    return JSONResponse({"id": sid})
+
+
+async def schedule_change(request: Request) -> JSONResponse:
+    """
+    summary: pause, resume or run now (`action` in the path) one schedule
+    responses:
+      200: {description: done}
+      404: {description: no such schedule}
+    """
+    d = daemon(request)
+    sid, action = request.path_params["sid"], request.path_params["action"]
+    store = ScheduleStore(d.store)
+    if action in ("pause", "resume"):
+        store.set_paused(sid, action == "pause")
+        d.schedules.sync_soon()
+    elif action == "run":
+        store.get(sid)
+        d.schedules.run_now(sid)
+    else:
+        raise NotFound(f"no action {action!r}: pause, resume or run")
+    return JSONResponse({"id": sid, "done": action})
+
+
+async def schedule_remove(request: Request) -> JSONResponse:
+    """
+    summary: Remove a schedule (its past runs stay)
+    responses:
+      200: {description: removed}
+    """
+    d = daemon(request)
+    ScheduleStore(d.store).remove(request.path_params["sid"])
+    d.schedules.sync_soon()
+    return JSONResponse({"removed": True})
+
+
 async def rule_add(request: Request) -> JSONResponse:
     """
     summary: Save an "always allow" rule for a tool (never satisfies a skill that requires approval)
@@ -487,6 +573,11 @@ ROUTES = [
     Route("/api/runs/{run_id}", run_show, methods=["GET"]),
     Route("/api/runs/{run_id}/feedback", run_feedback, methods=["POST"]),
     Route("/api/approvals", approvals_list, methods=["GET"]),
+    Route("/api/schedules", schedules_list, methods=["GET"]),
+    Route("/api/scheduler", scheduler_state, methods=["GET"]),
+    Route("/api/schedules", schedule_add, methods=["POST"]),
+    Route("/api/schedules/{sid:int}/{action}", schedule_change, methods=["POST"]),
+    Route("/api/schedules/{sid:int}", schedule_remove, methods=["DELETE"]),
     Route("/api/secrets", secrets_list, methods=["GET"]),
     Route("/api/secrets", secret_ask, methods=["POST"]),
     Route("/api/secrets/{sid}", secret_give, methods=["POST"]),

@@ -64,6 +64,7 @@ def create_app(settings: Settings, host: str, port: int, login_code: str | None 
         mcp = d.mcp_server(allowed_hosts(host, port), base)
         app.state.mcp = mcp.streamable_http_asgi
         write_daemon_file(settings.home, base)  # where teachd mcp finds the secret page
+        d.schedules.start()  # runs the jobs if no other daemon on this store does
         try:
             async with mcp.session_manager.run():
                 yield

@@ -13,9 +13,10 @@ from typing import Any
 
 from compiler.names import describe
 from teachd.config import Settings
-from teachd.errors import BadInput, Conflict, NotFound, PolicyStop
+from teachd.errors import BadInput, Conflict, NotFound
 from teachd.runner.gate import PageApprover
 from teachd.runner.run import RunOptions, run_skill
+from teachd.server.secrets import SecretDesk, desk_secret
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.rules import RuleStore
 from teachd.store.runs import RunStore
@@ -26,8 +27,9 @@ class Runs:
     """Replays started from the daemon: an ordinary run (recorded like one
     from the CLI), in a thread, asking on the Approvals page."""
 
-    def __init__(self, runs: RunStore, settings: Settings, approvals: ApprovalQueue) -> None:
-        self.runs, self.settings, self.approvals = runs, settings, approvals
+    def __init__(self, runs: RunStore, settings: Settings, approvals: ApprovalQueue,
+                 desk: SecretDesk) -> None:
+        self.runs, self.settings, self.approvals, self.desk = runs, settings, approvals, desk
         self._threads: dict[str, threading.Thread] = {}
 
     def start(self, slug: str, params: dict[str, str], start_url: str | None = None) -> str:
@@ -35,17 +37,14 @@ class Runs:
         job = f"job-{len(self._threads) + 1}-{int(time.time())}"
         settings = self.settings
         opts = RunOptions(params=params, start_url=start_url, headless=not settings.display,
-                          chromium=settings.chromium, display=settings.display, environ=settings.environ)
-
-        def secret(name: str) -> str:
-            var, value = settings.secret_from_env(name)
-            if value:
-                return value
-            raise PolicyStop(f"the secret {name!r} is needed: set {var} where the daemon runs")
+                          chromium=settings.chromium, display=settings.display, environ=settings.environ,
+                          origin="web UI")
 
         def work() -> None:
             rules = RuleStore(self.runs.db, self.runs.owner).tools()
             approver = PageApprover(self.approvals, job)  # named by its run id once it has one
+            secret = desk_secret(settings.secret_from_env, self.desk, lambda: approver.run_id, [slug],
+                                 self.approvals.timeout)
 
             def started(run_id: str) -> None:
                 approver.run_id = run_id

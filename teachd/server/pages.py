@@ -14,9 +14,10 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from teachd.errors import NotFound
-from teachd.server.api import daemon, skill_view
+from teachd.server.api import daemon, schedule_views, skill_view
 from teachd.server.security import COOKIE
 from teachd.skills.approval import GATED_TOOLS
+from teachd.store.schedules import ScheduleStore
 
 e = html.escape
 
@@ -62,7 +63,8 @@ async function act(fn, done) {
 }
 """
 
-NAV = (("/skills", "Skills"), ("/teach", "Teach"), ("/runs", "Runs"), ("/approvals", "Approvals"))
+NAV = (("/skills", "Skills"), ("/teach", "Teach"), ("/runs", "Runs"), ("/schedules", "Schedules"),
+       ("/approvals", "Approvals"))
 
 
 def layout(request: Request, title: str, active: str, body: str, script: str = "") -> HTMLResponse:
@@ -116,15 +118,19 @@ async def home(request: Request) -> Response:
 async def skills_page(request: Request) -> HTMLResponse:
     d = daemon(request)
     rows = []
+    health = ScheduleStore(d.store).health()
     for s in d.store.all():
         taught = s.current.metadata.get("metadata", {}).get("teachd-kind") == "taught"
+        h = health.get(s.slug)
+        state = ("" if h is None else "<span class='ok'>healthy</span>" if h["ok"] else
+                 f"<span class='bad'>needs attention</span><div class='muted'>step {h['step']}</div>")
         rows.append(
             f"<tr data-slug='{e(s.slug)}' data-text='{e((s.slug + ' ' + s.current.name).lower())}'>"
             f"<td><a href='/skills/{e(s.slug)}'>{e(s.slug)}</a><div class='muted'>{e(s.current.name)}</div></td>"
-            f"<td>v{s.current_version}</td><td>{'taught' if taught else 'imported'}</td>"
+            f"<td>v{s.current_version}</td><td>{'taught' if taught else 'imported'}</td><td>{state}</td>"
             f"<td><label class='check'><input type='checkbox' role='switch' aria-label='Enabled: {e(s.slug)}' "
             f"data-enable='{e(s.slug)}' {'checked' if s.enabled else ''}> enabled</label></td></tr>")
-    table = ("<table><thead><tr><th>Skill</th><th>Version</th><th>Kind</th><th>In runs</th></tr></thead>"
+    table = ("<table><thead><tr><th>Skill</th><th>Version</th><th>Kind</th><th>Health</th><th>In runs</th></tr></thead>"
              f"<tbody>{''.join(rows)}</tbody></table>") if rows else "<p class='muted'>No skills yet: teach one.</p>"
     body = (f"<h1>Skills</h1><div class='row' style='margin-bottom:10px'>"
             f"<input type='search' id='search' aria-label='Search skills' placeholder='Search, or $slug'>"
@@ -167,6 +173,21 @@ document.getElementById('import').addEventListener('click', async () => {
     return layout(request, "Skills", "/skills", body, script)
 
 
+def _health_card(h: dict[str, Any] | None) -> str:
+    """The last health check: a warning before anyone runs a skill whose page changed."""
+    if h is None:
+        return ""
+    lines = "".join(f"<li>step {st['n']}: {e(st['target'])} — <b>{e(st['status'])}</b>"
+                    + (f" by {e(', '.join(st['via']))}" if st["via"] else "")
+                    + (f" <span class='muted'>({e(st['detail'])})</span>" if st["detail"] else "") + "</li>"
+                    for st in h["report"]["steps"])
+    kind = "ok" if h["ok"] else "bad"
+    title = "Healthy" if h["ok"] else "Needs attention"
+    return (f"<div class='card' id='health'><b class='{kind}'>{title}</b> — {e(h['reason'])} "
+            f"<span class='muted'>(checked {e(h['checked_at'])})</span><details><summary>Every step</summary>"
+            f"<ul>{lines}</ul></details></div>")
+
+
 async def skill_page(request: Request) -> HTMLResponse:
     d = daemon(request)
     view = skill_view(d, d.store.get(request.path_params["slug"]))
@@ -184,6 +205,7 @@ async def skill_page(request: Request) -> HTMLResponse:
                 f"<span class='bad'>✗{v['failure']}</span></td><td>{restore}</td></tr>")
 
     versions = "".join(version_row(v) for v in reversed(view["versions"]))
+    health = _health_card(view["health"])
     files = "".join(
         f"<div class='card'><div class='row'><b>{e(path)}</b><span class='muted'>{len(text)} characters</span></div>"
         f"<textarea data-file='{e(path)}' aria-label='File {e(path)}'>{e(text)}</textarea>"
@@ -195,7 +217,7 @@ async def skill_page(request: Request) -> HTMLResponse:
         f"{'enabled' if view['enabled'] else 'disabled'}</span></h1>"
         f"<div class='row'><a class='btn' href='/api/skills/{e(slug)}/export?format=md' download='SKILL.md'>"
         f"Export SKILL.md</a><a class='btn' href='/api/skills/{e(slug)}/export?format=json' download='{e(slug)}.json'>"
-        f"Export JSON</a></div>"
+        f"Export JSON</a></div>{health}"
         f"<h2>Scope</h2><p>{e(meta.get('teachd-scope') or 'not a taught skill: no scope recorded')}</p>"
         f"<h2>Approval</h2><div class='card'><label class='check'><input type='checkbox' id='always-ask' "
         f"{'checked' if approval['always_ask'] else ''}> Always ask</label><div>{checks}</div>"
@@ -291,7 +313,9 @@ async def runs_page(request: Request) -> HTMLResponse:
     rows = "".join(
         f"<tr><td><code>{e(r['run_id'])}</code><div class='muted'>{e(r['started_at'])}</div></td>"
         f"<td class='{'ok' if r['status'] == 'success' else 'bad' if r['status'] in ('failure', 'aborted') else ''}'>"
-        f"{e(r['status'])}</td><td>{e(r['message'] or '')}</td><td>{_chips(r)}</td></tr>" for r in runs)
+        f"{e(r['status'])}</td><td>{e(r['message'] or '')}"
+        f"{'<div class=muted>from ' + e(r['origin']) + '</div>' if r.get('origin') else ''}</td>"
+        f"<td>{_chips(r)}</td></tr>" for r in runs)
     taught = [s.slug for s in d.store.all(enabled_only=True)]
     options = "".join(f"<option>{e(s)}</option>" for s in taught)
     body = ("<h1>Runs</h1><div class='card row'><select id='slug' aria-label='Skill to run'>" + options +
@@ -324,7 +348,9 @@ async def approvals_page(request: Request) -> HTMLResponse:
         for p in d.approvals.pending())
     asked = "".join(
         f"<tr><td>{e(a['run_id'])}</td><td><b>{e(a['name'])}</b></td><td>{e(', '.join(a['skills']))}</td>"
-        f"<td><a href='{e(a['url'])}'>Type it</a></td></tr>" for a in d.secrets.pending())
+        f"<td><form class='row' data-secret='{e(a['id'])}'><input type='password' autocomplete='off' required "
+        f"aria-label='Secret {e(a['name'])} for {e(a['run_id'])}'><button class='primary' type='submit'>Give it"
+        f"</button></form></td></tr>" for a in d.secrets.pending())
     rules = "".join(f"<tr><td>{e(r['tool'])}</td><td>{e(r['created_at'])}</td><td><button data-revoke='{r['id']}'>"
                     "Revoke</button></td></tr>" for r in d.rules.all())
     body = ("<h1>Approvals</h1><h2>Waiting</h2><table><thead><tr><th>Run</th><th>Action</th><th>Required by</th>"
@@ -332,7 +358,8 @@ async def approvals_page(request: Request) -> HTMLResponse:
             "</tbody></table>"
             + (f"<h2>Secrets asked</h2><table><thead><tr><th>Run</th><th>Secret</th><th>Skills</th><th></th></tr>"
                f"</thead><tbody>{asked}</tbody></table>" if asked else "")
-            + "<p class='muted'>A request nobody answers in 5 minutes is denied. A saved rule never "
+            + "<p class='muted'>A request nobody answers in time (5 minutes; a schedule's own timeout) is denied. "
+            "A saved rule never "
             "satisfies a skill that requires approval.</p><h2>Saved rules</h2><table><thead><tr><th>Always allow"
             f"</th><th>Since</th><th></th></tr></thead><tbody>{rules or '<tr><td colspan=3 class=muted>None.</td></tr>'}"
             "</tbody></table>")
@@ -341,7 +368,22 @@ for (const b of document.querySelectorAll('[data-answer]')) b.addEventListener('
   api('POST', `/api/approvals/${b.dataset.answer}`, {allow: b.dataset.allow === '1'}), () => location.reload()));
 for (const b of document.querySelectorAll('[data-revoke]')) b.addEventListener('click', () => act(() =>
   api('DELETE', `/api/rules/${b.dataset.revoke}`), () => location.reload()));
-setTimeout(() => location.reload(), 3000);"""
+for (const f of document.querySelectorAll('form[data-secret]')) f.addEventListener('submit', (ev) => {
+  ev.preventDefault(); const input = f.querySelector('input');
+  act(() => api('POST', `/api/secrets/${f.dataset.secret}`, {value: input.value}),
+      () => { input.value = ''; location.reload(); }); });
+// Look for new or answered requests every second; redraw only when they changed,
+// and never under the person's fingers while a secret is being typed.
+const shown = [...document.querySelectorAll('[data-answer][data-allow="1"], form[data-secret]')]
+  .map((x) => x.dataset.answer || x.dataset.secret).sort().join();
+setInterval(async () => {
+  if (document.activeElement && document.activeElement.type === 'password') return;
+  try {
+    const [a, s] = await Promise.all([api('GET', '/api/approvals'), api('GET', '/api/secrets')]);
+    const now = [...a.pending.map((p) => String(p.id)), ...s.pending.map((p) => p.id)].sort().join();
+    if (now !== shown) location.reload();
+  } catch (err) { /* the daemon is stopping: keep the page as it is */ }
+}, 1000);"""
     return layout(request, "Approvals", "/approvals", body, script)
 
 
@@ -367,8 +409,51 @@ document.getElementById('give').addEventListener('submit', (ev) => {{ ev.prevent
     return layout(request, "Secret", "/approvals", body, script)
 
 
+async def schedules_page(request: Request) -> HTMLResponse:
+    d = daemon(request)
+    views = schedule_views(d)
+
+    def row(v: dict[str, Any]) -> str:
+        params = ", ".join(f"{k}={val}" for k, val in sorted(v["params"].items()))
+        last = (f"{e(v['last_outcome'])}<div class='muted'>{e(v['last_at'] or '')} "
+                f"{e(v['last_run_id'] or '')}</div><div class='muted'>{e(v['last_note'] or '')}</div>"
+                if v["last_outcome"] else "<span class='muted'>not run yet</span>")
+        toggle = "resume" if v["paused"] else "pause"
+        return (f"<tr data-schedule='{v['id']}'><td>{v['id']}</td><td><a href='/skills/{e(v['slug'])}'>"
+                f"{e(v['slug'])}</a><div class='muted'>{'health check' if v['kind'] == 'check' else 'run'}"
+                f"{' · ' + e(params) if params else ''}{' · profile ' + e(v['profile']) if v['profile'] else ''}"
+                f"</div></td><td>{e(v['when'])}</td><td>{'paused' if v['paused'] else e((v['next_run'] or '…').replace('T', ' '))}</td>"
+                f"<td>{last}</td><td><button data-do='run'>Run now</button> <button data-do='{toggle}'>"
+                f"{toggle.title()}</button> <button class='danger' data-do='remove'>Remove</button></td></tr>")
+
+    skills = "".join(f"<option>{e(s.slug)}</option>" for s in d.store.all(enabled_only=True))
+    table = (f"<table><thead><tr><th>#</th><th>Skill</th><th>When</th><th>Next run</th><th>Last outcome</th>"
+             f"<th></th></tr></thead><tbody>{''.join(row(v) for v in views)}</tbody></table>"
+             if views else "<p class='muted'>No schedules yet.</p>")
+    who = ("This daemon runs the schedules." if d.schedules.leading else
+           "Another daemon on this store runs the schedules; this one takes over if it stops.")
+    body = (f"<h1>Schedules</h1><p class='muted'>{who}</p>{table}<h2>Add</h2><div class='card'><div class='row'>"
+            f"<select id='slug' aria-label='Skill'>{skills}</select>"
+            f"<input id='cron' aria-label='Cron' placeholder='cron: 0 9 * * 1'>"
+            f"<input id='every' aria-label='Every' placeholder='or every: 6h'>"
+            f"<label class='check'><input type='checkbox' id='check'> health check only</label>"
+            f"<button id='add' class='primary'>Add schedule</button></div><p class='muted'>A scheduled run is an "
+            f"ordinary run: it shows on Runs, and its approvals and secrets wait on Approvals. A health check "
+            f"opens the pages and looks for every target; it never clicks or types.</p></div>")
+    script = """
+for (const tr of document.querySelectorAll('tr[data-schedule]')) for (const b of tr.querySelectorAll('[data-do]'))
+  b.addEventListener('click', () => act(() => b.dataset.do === 'remove'
+      ? api('DELETE', `/api/schedules/${tr.dataset.schedule}`)
+      : api('POST', `/api/schedules/${tr.dataset.schedule}/${b.dataset.do}`), () => location.reload()));
+document.getElementById('add').addEventListener('click', () => act(() => api('POST', '/api/schedules', {
+  slug: document.getElementById('slug').value, cron: document.getElementById('cron').value || null,
+  every: document.getElementById('every').value || null, check: document.getElementById('check').checked}),
+  () => location.reload()));"""
+    return layout(request, "Schedules", "/schedules", body, script)
+
+
 ROUTES = [
     Route("/", home), Route("/login", login), Route("/logged-out", logged_out), Route("/favicon.ico", favicon),
     Route("/skills", skills_page), Route("/skills/{slug}", skill_page), Route("/teach", teach_page),
-    Route("/runs", runs_page), Route("/approvals", approvals_page), Route("/secrets/{sid}", secret_page),
+    Route("/runs", runs_page), Route("/schedules", schedules_page), Route("/approvals", approvals_page), Route("/secrets/{sid}", secret_page),
 ]

@@ -11,10 +11,11 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from teachd.errors import BadInput, NotFound
+from teachd.errors import BadInput, NotFound, PolicyStop
 
 SECRET_TIMEOUT = 300.0  # seconds a request waits to be typed
 
@@ -91,3 +92,27 @@ class SecretDesk:
             items, self._items = list(self._items.values()), {}
         for item in items:
             item.done.set()
+
+
+def desk_secret(environ_secret: Callable[[str], tuple[str, str | None]], desk: SecretDesk,
+                run_id: Callable[[], str], skills: list[str], timeout: float) -> Callable[[str], str]:
+    """A replay's secrets, for runs the daemon starts (from the Runs page, or
+    on a schedule): ``TEACHD_SECRET_<NAME>`` where the daemon runs, else typed
+    by the person on the Approvals page; unanswered in time, the run stops
+    before typing anything."""
+
+    def secret(name: str) -> str:
+        var, value = environ_secret(name)
+        if value:
+            return value
+        asked = desk.ask(name, run_id(), skills)
+        try:
+            typed = desk.take(asked.id, timeout)
+        finally:
+            desk.forget(asked.id)
+        if not typed:
+            raise PolicyStop(f"the secret {name!r} was not typed in time on the Approvals page "
+                             f"(or set {var})")
+        return typed
+
+    return secret

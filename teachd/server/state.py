@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from teachd.config import Settings
+from teachd.schedule.service import ScheduleService
 from teachd.server.jobs import Runs, Teaching
 from teachd.server.secrets import SecretDesk
 from teachd.server.security import Sessions
@@ -32,16 +33,17 @@ class Daemon:
     sessions: Sessions
     login_code: str  # the one-time code in the printed login link
     secrets: SecretDesk
+    schedules: ScheduleService
 
     @classmethod
     def open(cls, settings: Settings, sessions: Sessions, login_code: str) -> Daemon:
         store = open_store(settings)
         runs = RunStore(store)
-        approvals = ApprovalQueue(store)
+        approvals, desk = ApprovalQueue(store), SecretDesk()
         return cls(settings, store, runs, RuleStore(store.db, store.owner), approvals,
-                   Runs(runs, settings, approvals),
+                   Runs(runs, settings, approvals, desk),
                    Teaching(dict(settings.environ), settings.home / CONTROL_FILE), sessions, login_code,
-                   SecretDesk())
+                   desk, ScheduleService(store, settings, approvals, desk))
 
     def mcp_server(self, hosts: frozenset[str], base_url: str) -> TeachdMCP:
         """The MCP server at ``/mcp``: the same as ``teachd mcp``, asking on the
@@ -64,6 +66,7 @@ class Daemon:
     def close(self) -> None:
         """Stop cleanly: waiting approvals are denied (their runs end with no
         effect, and say so), a recording in progress is stopped and saved."""
+        self.schedules.stop()
         self.secrets.close()
         self.jobs.stop_all()
         if self.teaching.process is not None and self.teaching.process.proc.poll() is None:

@@ -1,15 +1,15 @@
 """The versioned, encrypted skill store.
 
 ``open_store(settings)`` opens the embedded SQLite database in
-``TEACHD_HOME``, checks the key and applies migrations. ``TEACHD_DB_URL``
-(PostgreSQL, for teams) is refused with a clear message until that backend
-is built.
+``TEACHD_HOME`` — or PostgreSQL with ``TEACHD_DB_URL=postgresql://…`` — applies
+migrations and checks the key (the key file stays in TEACHD_HOME: every
+daemon of a team store needs the same one).
 """
 
 from __future__ import annotations
 
 from teachd.config import Settings
-from teachd.errors import BadInput, KeyProblem, Unavailable
+from teachd.errors import BadInput, KeyProblem
 from teachd.store.crypto import Cipher, create_key, read_key
 from teachd.store.db import Database, SQLiteDatabase
 from teachd.store.migrations import MIGRATIONS
@@ -23,7 +23,9 @@ def open_database(settings: Settings) -> Database:
     if settings.db_url:
         if not settings.db_url.startswith(("postgresql://", "postgres://")):
             raise BadInput("TEACHD_DB_URL must be a postgresql:// URL")
-        raise Unavailable("the PostgreSQL backend is not available in this build yet")
+        from teachd.store.postgres import PostgresDatabase
+
+        return PostgresDatabase(settings.db_url)
     return SQLiteDatabase(settings.db_path)
 
 
@@ -39,8 +41,9 @@ def _key_for(settings: Settings, store_exists: bool) -> bytes:
 
 
 def open_store(settings: Settings) -> SkillStore:
-    store_exists = bool(settings.db_url) or settings.db_path.exists()
-    key = _key_for(settings, store_exists)
+    existed = settings.db_path.exists()
     db = open_database(settings)
     db.migrate(MIGRATIONS)
+    store_exists = bool(db.query("SELECT id FROM keycheck")) or (existed and not settings.db_url)
+    key = _key_for(settings, store_exists)
     return SkillStore(db, Cipher(key), settings.owner)

@@ -2,15 +2,15 @@
 named migrations recorded in a table.
 
 SQL in teachd is written once with ``?`` placeholders; a backend translates
-what it must. ``SQLiteDatabase`` is the only backend today; a PostgreSQL
-one is meant to be a second implementation of the same small interface.
+what it must. ``SQLiteDatabase`` is the embedded default; ``postgres.py``
+is the same small interface on PostgreSQL, for teams.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,8 +23,18 @@ class Transaction(Protocol):
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
 
 
+class Leader(Protocol):
+    """"Exactly one of us does this": held until released or until its holder dies."""
+
+    def try_acquire(self) -> bool: ...
+
+    def release(self) -> None: ...
+
+
 class Database(Protocol):
     """What the store needs of a database, and nothing more."""
+
+    def leader(self, name: str) -> Leader: ...
 
     def atomic(self) -> AbstractContextManager[Transaction]: ...
 
@@ -80,27 +90,36 @@ class SQLiteDatabase:
             return _SQLiteTx(self._conn).execute(sql, params)
 
     def migrate(self, migrations: Sequence[tuple[str, str]]) -> list[str]:
-        applied: list[str] = []
         with self.atomic() as tx:
-            tx.execute(
-                "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
-            )
-            done = {r["name"] for r in tx.execute("SELECT name FROM migrations")}
-            for name, sql in migrations:
-                if name in done:
-                    continue
-                for statement in _statements(sql):
-                    tx.execute(statement)
-                tx.execute(
-                    "INSERT INTO migrations (name, applied_at) VALUES (?, ?)",
-                    (name, datetime.now(UTC).isoformat(timespec="seconds")),
-                )
-                applied.append(name)
-        return applied
+            return apply_migrations(tx, migrations)
+
+    def leader(self, name: str) -> Leader:
+        """An flock beside the database: every process on this store sees it."""
+        from teachd.store.locks import FileLock
+
+        return FileLock(self.path.parent / f"{name}.lock")
 
     def close(self) -> None:
         self._conn.close()
 
 
-def _statements(sql: str) -> list[str]:
+def apply_migrations(tx: Transaction, migrations: Sequence[tuple[str, str]],
+                     dialect: Callable[[str], str] = lambda sql: sql) -> list[str]:
+    """Apply, in one transaction, the named migrations not applied yet; record
+    each. ``dialect`` turns the portable DDL into the backend's own."""
+    tx.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    done = {r["name"] for r in tx.execute("SELECT name FROM migrations")}
+    applied: list[str] = []
+    for name, sql in migrations:
+        if name in done:
+            continue
+        for statement in statements(dialect(sql)):
+            tx.execute(statement)
+        tx.execute("INSERT INTO migrations (name, applied_at) VALUES (?, ?)",
+                   (name, datetime.now(UTC).isoformat(timespec="seconds")))
+        applied.append(name)
+    return applied
+
+
+def statements(sql: str) -> list[str]:
     return [s.strip() for s in sql.split(";") if s.strip()]

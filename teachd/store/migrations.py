@@ -1,6 +1,6 @@
 """Named schema migrations, applied once each and recorded in ``migrations``.
 
-Kept to portable SQL, so that a PostgreSQL backend (not built yet) can apply
+Kept to portable SQL, so that the PostgreSQL backend (store/postgres.py) applies
 the same list, with BLOB as BYTEA. Append new migrations; never edit an
 applied one.
 """
@@ -88,6 +88,49 @@ MIGRATIONS.append(
             created_at TEXT NOT NULL,
             request BLOB NOT NULL,
             state TEXT NOT NULL DEFAULT 'pending'
+        )
+        """,
+    )
+)
+
+MIGRATIONS.append(
+    (
+        "0004_schedules_health",
+        # Schedules (what the person asked for), the scheduler's own jobs (when
+        # each fires next: APScheduler's state, so a restart keeps it) and the
+        # last health check of each skill. Parameters are sealed.
+        """
+        CREATE TABLE schedules (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            owner TEXT NOT NULL,
+            slug TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            cron TEXT,
+            every_s INTEGER,
+            params BLOB NOT NULL,
+            profile TEXT,
+            timeout_s INTEGER NOT NULL,
+            paused INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            last_at TEXT,
+            last_run_id TEXT,
+            last_outcome TEXT,
+            last_note TEXT
+        );
+        CREATE TABLE scheduler_jobs (
+            id TEXT PRIMARY KEY,
+            next_run_time DOUBLE PRECISION,
+            job_state BLOB NOT NULL
+        );
+        CREATE TABLE skill_health (
+            owner TEXT NOT NULL,
+            slug TEXT NOT NULL,
+            checked_at TEXT NOT NULL,
+            ok INTEGER NOT NULL,
+            step INTEGER,
+            reason TEXT,
+            report TEXT NOT NULL,
+            PRIMARY KEY (owner, slug)
         )
         """,
     )

@@ -84,6 +84,7 @@ class RunStore:
         return {"run_id": r["id"], "status": r["status"], "started_at": r["started_at"],
                 "finished_at": r["finished_at"], "skills": json.loads(r["skills"]),
                 "message": detail.get("message", ""), "slug": detail.get("slug"),
+                "origin": detail.get("origin", ""),
                 "steps": detail.get("steps", [])}
 
     def feedback_given(self, run_ref: str) -> dict[str, str]:

@@ -25,6 +25,7 @@ def free_port() -> int:
 
 
 CONTROL_FILE = "teach.control"  # in TEACHD_HOME: bar commands for the running recording
+TEACH_LOCK = "teach.lock"  # held (flock) by the running `teachd teach`: see cli/teach.py
 
 
 def _json_line(line: str) -> dict[str, object]:

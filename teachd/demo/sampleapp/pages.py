@@ -65,6 +65,7 @@ class Variant:
     submit_removed: bool = False  # the "Submit report" button is gone
     ambiguous: bool = False  # two look-alike "Save" buttons, nothing stable to tell them apart
     renamed_values: bool = False  # the category options' values changed (new database ids)
+    signin_removed: bool = False  # the sign-in page lost its "Sign in" button (health checks catch it)
 
     @classmethod
     def named(cls, name: str) -> Variant:
@@ -162,8 +163,10 @@ def login_page(v: Variant, error: str = "") -> bytes:
             f"<label for='{h.id('password')}'>{h.e('Password')}</label>"
             f"<input id='{h.id('password')}' name='password' type='password' autocomplete='current-password'"
             f" data-k='login.password'>"
-            f"<p><button id='{h.id('login-btn')}' data-testid='login-submit' type='submit' data-k='login.submit'>"
-            f"{h.e('Sign in')}</button></p></form>")
+            + ("" if v.signin_removed else
+               f"<p><button id='{h.id('login-btn')}' data-testid='login-submit' type='submit' data-k='login.submit'>"
+               f"{h.e('Sign in')}</button></p>")
+            + "</form>")
     body = f"<main><h1>{h.e('Sign in')}</h1>{err}{h.wrap(form)}{decoy}</main>"
     return page(v, "Sign in", body, nav=False)
 

@@ -1,0 +1,127 @@
+"""The health check: is every target of a taught skill still there, before
+anyone needs it? A read-only probe — it opens pages by their address and
+looks, with the replay's own anchor ladder and evidence check, and never
+clicks, types or submits anything.
+
+Which steps can be checked without acting: those on a page a plain visit
+reaches as it was recorded (the start page first; a page behind a sign-in
+sends the visit elsewhere, and its steps are *not checked*). On such a page
+a target that is missing fails the check — unless it lives in a list or menu
+that an earlier step on the same page would open (a suggestion that appears
+as one types): that one is *not checked* either, rather than a false alarm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from playwright.sync_api import Error as PlaywrightError
+
+from compiler.plan import Procedure
+from compiler.scope import in_scope, matches_pattern, url_pattern
+from teachd.runner.gate import DenyAll, Gate
+from teachd.runner.replay import Halt, Replayer, plain
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Page
+
+FOUND, AMBIGUOUS, NOT_FOUND, NOT_CHECKED = "found", "ambiguous", "not found", "not checked"
+CHECK_TIMEOUT = 3.0  # seconds a target may take to show on a freshly opened page
+_POPUP_ROLES = frozenset({"option", "menuitem", "treeitem", "listbox", "menu", "dialog", "tooltip"})
+
+
+@dataclass
+class StepCheck:
+    n: int
+    target: str
+    status: str
+    detail: str = ""
+    via: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        how = f" by {', '.join(self.via)}" if self.via else ""
+        detail = f" ({self.detail})" if self.detail else ""
+        return f"step {self.n}: {self.target} — {self.status}{how}{detail}"
+
+
+@dataclass
+class Report:
+    steps: list[StepCheck]
+
+    @property
+    def failed(self) -> StepCheck | None:
+        return next((s for s in self.steps if s.status in (AMBIGUOUS, NOT_FOUND)), None)
+
+    @property
+    def ok(self) -> bool:
+        return self.failed is None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "steps": [asdict(s) for s in self.steps]}
+
+    def summary(self) -> str:
+        bad = self.failed
+        if bad is None:
+            checked = sum(1 for s in self.steps if s.status == FOUND)
+            return f"{checked} target(s) found, {len(self.steps) - checked} not checked"
+        return f"step {bad.n}, {bad.target} — {bad.status}" + (f" ({bad.detail})" if bad.detail else "")
+
+
+def _may_appear_later(expect: dict[str, Any]) -> bool:
+    roles = {expect.get("role"), (expect.get("container") or {}).get("role")}
+    return bool(roles & _POPUP_ROLES)
+
+
+def probe(context: BrowserContext, page: Page, proc: Procedure, timeout: float = CHECK_TIMEOUT) -> Report:
+    """Visit each recorded page that a plain visit reaches; look for each
+    target there. Nothing on any page is acted on."""
+    finder = Replayer(context, page, proc, Gate(DenyAll()), {}, _no_secret, step_timeout=timeout)
+    targeted = [s for s in proc.steps if s.anchor and s.anchor in proc.anchors]
+    visited: dict[str, str | None] = {}  # recorded page → why it cannot be checked (None: it can)
+    acted_on: dict[str, int] = {}  # recorded page → the first step that acted there
+    checks: list[StepCheck] = []
+    for step in targeted:
+        anchor = proc.anchors[str(step.anchor)]
+        where = step.page or anchor.page
+        target = plain(step.describe or anchor.describe)
+        if where not in visited:
+            visited[where] = _visit(page, where, proc.scope)
+        why = visited[where]
+        if why is not None:
+            checks.append(StepCheck(step.n, target, NOT_CHECKED, why))
+            continue
+        if page.url != where and not matches_pattern(page.url, url_pattern(where)):
+            visited[where] = _visit(page, where, proc.scope)  # a look never moves; a redirect may have
+        try:
+            _locator, choice = finder.resolve(step.n, anchor)
+            checks.append(StepCheck(step.n, target, FOUND, via=list(choice.via)))
+        except Halt as exc:
+            reason = str(exc).split(" — ", 1)[-1].removesuffix("; stopping rather than guessing")
+            earlier = acted_on.get(where)
+            if earlier is not None and _may_appear_later(anchor.expect):
+                checks.append(StepCheck(step.n, target, NOT_CHECKED, f"it appears after step {earlier}"))
+            else:
+                checks.append(StepCheck(step.n, target, AMBIGUOUS if "ambiguous" in reason else NOT_FOUND,
+                                        reason))
+        acted_on.setdefault(where, step.n)
+    return Report(checks)
+
+
+def _visit(page: Page, url: str, scope: list[str]) -> str | None:
+    """Open a recorded page by its address; why its steps cannot be checked, or None."""
+    if not url.startswith(("http://", "https://")) or "[masked]" in url:
+        return "its address cannot be opened again"
+    if scope and not in_scope(url, scope):
+        return "outside the skill's scope"
+    try:
+        page.goto(url, wait_until="domcontentloaded")
+    except PlaywrightError as exc:
+        return f"the page did not open ({str(exc).splitlines()[0]})"
+    if not matches_pattern(page.url, url_pattern(url)):
+        return f"a visit lands on {page.url}: the page needs the earlier steps"
+    return None
+
+
+def _no_secret(name: str) -> str:
+    raise Halt("a health check types nothing")

@@ -1,0 +1,230 @@
+"""The daemon's scheduler: started and stopped by ``teachd serve``'s
+lifespan, never by the CLI or ``teachd mcp``.
+
+- One per deployment. The daemon that holds the store's ``scheduler``
+  leader lock (an flock beside SQLite; a PostgreSQL advisory lock) runs the
+  jobs; another one waits and takes over when the holder dies.
+- Jobs live in the store's database (``DatabaseJobStore``): a restart keeps
+  each next run time; runs missed while no daemon was up are coalesced into
+  one, which says how many it stands for.
+- The schedules table is the truth; the leader reconciles its jobs with it
+  every few seconds, so ``teachd schedule add`` from another process takes
+  effect without a restart.
+- A scheduled run is an ordinary run (Runs page, chips): its approvals and
+  secrets wait on the Approvals page until the schedule's timeout.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import UTC, datetime
+from typing import Any
+
+from apscheduler.jobstores.base import JobLookupError
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
+
+from compiler.plan import Procedure
+from teachd.config import Settings
+from teachd.errors import NotFound, as_teachd_error
+from teachd.runner.gate import PageApprover
+from teachd.runner.run import RunOptions, open_chromium, run_skill
+from teachd.schedule.health import probe
+from teachd.schedule.jobstore import FIRE_REF, DatabaseJobStore, job_id
+from teachd.schedule.specs import Spec, missed_note, trigger
+from teachd.server.secrets import SecretDesk, desk_secret
+from teachd.store.approvals import ApprovalQueue
+from teachd.store.locks import FileLock
+from teachd.store.rules import RuleStore
+from teachd.store.runs import RunStore
+from teachd.store.schedules import ScheduleStore, spec_of
+from teachd.store.skills import SkillStore
+from teachd.teach.process import TEACH_LOCK
+from teachd.teach.retention import purge_recordings
+
+log = logging.getLogger(__name__)
+
+SYNC_EVERY = 5.0  # seconds between the leader's looks at the schedules table (and a follower's at the lock)
+RETENTION_JOB = "retention"
+RETENTION_CRON = {"hour": 3, "minute": 17}  # daily, at a quiet hour
+
+
+class ScheduleService:
+    def __init__(self, store: SkillStore, settings: Settings, approvals: ApprovalQueue, desk: SecretDesk,
+                 timezone: Any = None) -> None:
+        self.store, self.settings, self.approvals, self.desk = store, settings, approvals, desk
+        self.leader = store.db.leader("scheduler")
+        self.jobs = DatabaseJobStore(store.db, self.fire)
+        self.scheduler = BackgroundScheduler(
+            jobstores={"default": self.jobs}, executors={"default": {"type": "threadpool", "max_workers": 4}},
+            job_defaults={"coalesce": True, "misfire_grace_time": None, "max_instances": 1},
+            timezone=timezone)
+        self.leading = False
+        self._stop, self._nudge = threading.Event(), threading.Event()
+        self._watch: threading.Thread | None = None
+
+    # -- life ---------------------------------------------------------------
+    def start(self) -> None:
+        self._watch = threading.Thread(target=self._keep, name="teachd-scheduler-watch", daemon=True)
+        self._watch.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._nudge.set()
+        if self._watch is not None:
+            self._watch.join(10)
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+        self.leader.release()
+        self.leading = False
+
+    def sync_soon(self) -> None:
+        """A schedule changed here: the leader looks now rather than at its next look."""
+        self._nudge.set()
+
+    def _keep(self) -> None:
+        """Lead when the lock is free; while leading, keep the jobs in step with the schedules."""
+        while not self._stop.is_set():
+            try:
+                if not self.leading and self.leader.try_acquire():
+                    self.scheduler.start()
+                    self.leading = True
+                    log.info("this daemon runs the scheduled jobs")
+                if self.leading:
+                    self.sync()
+            except Exception:  # a passing database error: try again at the next look
+                log.exception("the scheduler could not look at its schedules")
+            self._nudge.wait(SYNC_EVERY)
+            self._nudge.clear()
+
+    # -- jobs ---------------------------------------------------------------
+    def sync(self) -> None:
+        """Make the jobs say what the schedules say: add the new ones (a job's
+        next run time, once set, is kept), pause or resume, remove the gone."""
+        wanted: dict[str, dict[str, Any]] = {}
+        for owner in self._owners():
+            for view in ScheduleStore(self._store(owner)).all():
+                wanted[job_id(view["id"])] = view
+        have = {job.id: job for job in self.scheduler.get_jobs()}
+        for jid, view in wanted.items():
+            job = have.get(jid)
+            spec = spec_of(view)
+            if job is None:
+                self.scheduler.add_job(FIRE_REF, trigger(spec, tz=self.scheduler.timezone), id=jid,
+                                       args=("schedule", view["id"]), name=f"{spec.kind} {spec.slug}")
+                job = self.scheduler.get_job(jid)
+            if view["paused"] and job is not None and job.next_run_time is not None:
+                self.scheduler.pause_job(jid)
+            elif not view["paused"] and job is not None and job.next_run_time is None:
+                self.scheduler.resume_job(jid)
+        for jid in have:
+            if jid.startswith("schedule-") and jid not in wanted:
+                self.scheduler.remove_job(jid)
+        if RETENTION_JOB not in have:
+            self.scheduler.add_job(FIRE_REF, CronTrigger(**RETENTION_CRON, timezone=self.scheduler.timezone),
+                                   id=RETENTION_JOB, args=("retention",), name="purge old recordings")
+        self.scheduler.wakeup()
+
+    def run_now(self, sid: int) -> None:
+        """Fire a schedule at once (its regular times stay as they were)."""
+        job = self.jobs.lookup_job(job_id(sid))
+        if job is None:
+            raise NotFound(f"schedule {sid} has no job yet: is teachd serve running?")
+        job.next_run_time = datetime.now(UTC)  # in the store: whichever daemon leads runs it
+        self.jobs.update_job(job)
+        if self.scheduler.running:
+            self.scheduler.wakeup()
+
+    def fire(self, kind: str, *args: Any) -> None:
+        """Every job lands here (the job store binds it): one schedule, or retention."""
+        try:
+            if kind == "schedule":
+                self._fire_schedule(int(args[0]))
+            elif kind == "retention":
+                self.purge()
+        except Exception:
+            log.exception("a scheduled job failed")
+
+    # -- what the jobs do ---------------------------------------------------
+    def purge(self) -> list[str]:
+        holder = FileLock(self.settings.home / TEACH_LOCK).holder() or {}
+        writing = str(holder.get("recording_dir") or "")
+        keep = {writing.rstrip("/").rsplit("/", 1)[-1]} if writing else set()
+        removed = purge_recordings(self.settings.recordings_dir, self.settings.retention_days, keep=keep)
+        if removed:
+            log.info("purged %d old recording(s)", len(removed))
+        return removed
+
+    def _fire_schedule(self, sid: int) -> None:
+        rows = self.store.db.query("SELECT owner FROM schedules WHERE id = ?", (sid,))
+        if not rows:
+            try:
+                self.scheduler.remove_job(job_id(sid))
+            except JobLookupError:
+                pass
+            return
+        schedules = ScheduleStore(self._store(str(rows[0]["owner"])))
+        view = schedules.get(sid)
+        spec = spec_of(view)
+        now = datetime.now(self.scheduler.timezone)
+        note = self._missed_note(spec, view, now)
+        try:
+            if spec.kind == "check":
+                outcome, run_id, detail = self._check(schedules, spec.slug)
+            else:
+                outcome, run_id, detail = self._run(schedules, view)
+        except Exception as exc:  # the skill was deleted or disabled, Chromium is missing…: said, not lost
+            mapped = as_teachd_error(exc) or exc
+            outcome, run_id, detail = "failed", None, str(mapped)
+        schedules.record(sid, now.isoformat(timespec="seconds"), run_id, outcome,
+                         "; ".join(x for x in (note, detail) if x))
+
+    def _missed_note(self, spec: Spec, view: dict[str, Any], now: datetime) -> str:
+        since = datetime.fromisoformat(view["last_at"] or view["created_at"])
+        since = since if since.tzinfo else since.replace(tzinfo=UTC)
+        return missed_note(trigger(spec, start=since, tz=self.scheduler.timezone), since, now)
+
+    def _run(self, schedules: ScheduleStore, view: dict[str, Any]) -> tuple[str, str | None, str]:
+        store = schedules.skills
+        runs = RunStore(store)
+        profile = None
+        if view["profile"]:
+            if view["profile"] not in self.settings.profiles:
+                return "failed", None, f"no profile {view['profile']!r} in config.yaml"
+            profile = list(self.settings.profiles[view["profile"]])
+        s = self.settings
+        opts = RunOptions(params=dict(view["params"]), headless=not s.display, chromium=s.chromium,
+                          display=s.display, environ=s.environ, profile=profile,
+                          origin=f"schedule {view['id']}")
+        approver = PageApprover(self.approvals, f"schedule-{view['id']}", timeout=float(view["timeout_s"]))
+        secret = desk_secret(s.secret_from_env, self.desk, lambda: approver.run_id, [view["slug"]],
+                             float(view["timeout_s"]))
+
+        def started(run_id: str) -> None:
+            approver.run_id = run_id
+
+        rules = RuleStore(store.db, store.owner).tools()
+        outcome = run_skill(runs, rules, view["slug"], approver, secret, opts, on_start=started)
+        label = outcome.status
+        if outcome.status == "aborted" and outcome.message.startswith("not approved"):
+            label = "not approved"
+        return label, outcome.run_id, outcome.message
+
+    def _check(self, schedules: ScheduleStore, slug: str) -> tuple[str, str | None, str]:
+        skill = schedules.skills.load(slug)
+        proc = Procedure.from_files(skill.current.files)
+        s = self.settings
+        with open_chromium(RunOptions(headless=True, chromium=s.chromium, environ=s.environ)) as (ctx, page):
+            report = probe(ctx, page, proc)
+        schedules.set_health(slug, report.as_dict(), report.summary())
+        return ("healthy" if report.ok else "needs attention"), None, report.summary()
+
+    def _owners(self) -> list[str]:
+        rows = self.store.db.query("SELECT DISTINCT owner FROM schedules ORDER BY owner")
+        return [str(r["owner"]) for r in rows]
+
+    def _store(self, owner: str) -> SkillStore:
+        if owner == self.store.owner:
+            return self.store
+        return SkillStore(self.store.db, self.store.cipher, owner)

@@ -1,0 +1,109 @@
+"""Schedules as the person set them, their last outcome, and each skill's
+last health check. When a schedule fires next is the scheduler's own state
+(``scheduler_jobs``); this is what it was asked to do."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from compiler.plan import PlanError, Procedure
+from teachd.errors import BadInput, NotFound
+from teachd.schedule.specs import Spec
+from teachd.store.skills import SkillStore
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def spec_of(view: dict[str, Any]) -> Spec:
+    """The schedule a row describes (as ``ScheduleStore`` shows it)."""
+    return Spec(view["slug"], view["kind"], view["cron"], view["every_s"], dict(view["params"]),
+                view["profile"], int(view["timeout_s"]))
+
+
+class ScheduleStore:
+    def __init__(self, skills: SkillStore, clock: Callable[[], str] = _now) -> None:
+        self.skills, self.db, self.owner, self._clock = skills, skills.db, skills.owner, clock
+
+    def add(self, spec: Spec) -> int:
+        spec.check()
+        skill = self.skills.get(spec.slug)  # a schedule for a skill that does not exist is refused now
+        if spec.params or spec.kind == "check":  # refused now, not at 9 on Monday morning
+            try:
+                proc = Procedure.from_files(skill.current.files)
+            except PlanError:
+                raise BadInput(f"{spec.slug} is not a taught skill: it has no steps to "
+                               f"{'check' if spec.kind == 'check' else 'fill in'}") from None
+            unknown = sorted(set(spec.params) - set(proc.parameters))
+            if unknown:
+                raise BadInput(f"unknown parameter(s) {', '.join(unknown)}; "
+                               f"this skill takes: {', '.join(proc.parameters) or 'none'}")
+        with self.db.atomic() as tx:
+            tx.execute(
+                "INSERT INTO schedules (owner, slug, kind, cron, every_s, params, profile, timeout_s,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (self.owner, spec.slug, spec.kind, spec.cron, spec.every_s, b"", spec.profile, spec.timeout_s,
+                 self._clock()))
+            found = tx.execute("SELECT MAX(id) AS id FROM schedules WHERE owner = ?", (self.owner,))
+            sid = int(found[0]["id"])
+            tx.execute("UPDATE schedules SET params = ? WHERE id = ?", (self._seal(sid, spec.params), sid))
+        return sid
+
+    def all(self) -> list[dict[str, Any]]:
+        rows = self.db.query("SELECT * FROM schedules WHERE owner = ? ORDER BY id", (self.owner,))
+        return [self._view(r) for r in rows]
+
+    def get(self, sid: int) -> dict[str, Any]:
+        rows = self.db.query("SELECT * FROM schedules WHERE id = ? AND owner = ?", (sid, self.owner))
+        if not rows:
+            raise NotFound(f"no schedule {sid}")
+        return self._view(rows[0])
+
+    def set_paused(self, sid: int, paused: bool) -> dict[str, Any]:
+        self.get(sid)
+        with self.db.atomic() as tx:
+            tx.execute("UPDATE schedules SET paused = ? WHERE id = ? AND owner = ?",
+                       (int(paused), sid, self.owner))
+        return self.get(sid)
+
+    def remove(self, sid: int) -> None:
+        self.get(sid)
+        with self.db.atomic() as tx:
+            tx.execute("DELETE FROM schedules WHERE id = ? AND owner = ?", (sid, self.owner))
+
+    def record(self, sid: int, at: str, run_id: str | None, outcome: str, note: str) -> None:
+        with self.db.atomic() as tx:
+            tx.execute("UPDATE schedules SET last_at = ?, last_run_id = ?, last_outcome = ?, last_note = ?"
+                       " WHERE id = ? AND owner = ?", (at, run_id, outcome, note, sid, self.owner))
+
+    # -- health -------------------------------------------------------------
+    def set_health(self, slug: str, report: dict[str, Any], summary: str) -> None:
+        bad = next((s for s in report["steps"] if s["status"] in ("ambiguous", "not found")), None)
+        with self.db.atomic() as tx:
+            tx.execute("DELETE FROM skill_health WHERE owner = ? AND slug = ?", (self.owner, slug))
+            tx.execute("INSERT INTO skill_health (owner, slug, checked_at, ok, step, reason, report)"
+                       " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (self.owner, slug, self._clock(), int(bad is None), bad["n"] if bad else None,
+                        summary, json.dumps(report, sort_keys=True)))
+
+    def health(self) -> dict[str, dict[str, Any]]:
+        """slug → the last check: ok, checked_at, step, reason (the summary), report."""
+        rows = self.db.query("SELECT * FROM skill_health WHERE owner = ?", (self.owner,))
+        return {r["slug"]: {"ok": bool(r["ok"]), "checked_at": r["checked_at"], "step": r["step"],
+                            "reason": r["reason"], "report": json.loads(r["report"])} for r in rows}
+
+    # -- rows ---------------------------------------------------------------
+    def _view(self, r: dict[str, Any]) -> dict[str, Any]:
+        sid = int(r["id"])
+        params = json.loads(self.skills.cipher.open(self.owner, f"schedule:{sid}", 0, "params", r["params"]))
+        view = {k: r[k] for k in ("slug", "kind", "cron", "every_s", "profile", "timeout_s", "created_at",
+                                  "last_at", "last_run_id", "last_outcome", "last_note")}
+        return {"id": sid, **view, "params": params, "paused": bool(r["paused"])}
+
+    def _seal(self, sid: int, params: dict[str, str]) -> bytes:
+        return self.skills.cipher.seal(self.owner, f"schedule:{sid}", 0, "params",
+                                       json.dumps(params, sort_keys=True))
