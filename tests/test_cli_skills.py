@@ -80,6 +80,39 @@ def test_json_envelope_carries_approval_and_plain_md_inherits_it(cli, tmp_path: 
     assert "display-name: Gated Skill" in md and "name: gated" in md
 
 
+def test_an_exported_disabled_skill_imports_disabled(cli, tmp_path: Path) -> None:
+    envelope = {"format": "teachd-skill", "slug": "quiet", "name": "quiet", "description": "Quiet. Use when x.",
+                "instructions": "# Quiet\n", "files": {}, "approval": {"always_ask": False, "tools": []},
+                "enabled": False}
+    (tmp_path / "quiet.json").write_text(json.dumps(envelope))
+    assert cli("skills", "import", str(tmp_path / "quiet.json")).code == 0
+    assert json.loads(cli("skills", "show", "quiet", "--json").out)["enabled"] is False
+    again = cli("skills", "export", "quiet", "--format", "json").out
+    assert json.loads(again)["enabled"] is False
+    envelope["enabled"] = "yes"
+    (tmp_path / "bad.json").write_text(json.dumps({**envelope, "slug": "bad"}))
+    assert cli("skills", "import", str(tmp_path / "bad.json")).code == 4
+
+
+def test_file_and_approval_edits_are_new_versions(cli, skill_dir: Path, tmp_path: Path) -> None:
+    assert cli("skills", "import", str(skill_dir)).code == 0
+    (tmp_path / "tpl.md").write_text("A template.\n")
+    r = cli("skills", "file", "receipts", "put", "templates/t.md", "--from", str(tmp_path / "tpl.md"), "--json")
+    assert r.code == 0 and json.loads(r.out)["version"] == 2
+    assert cli("skills", "read", "skill://receipts/templates/t.md").out == "A template.\n"
+    assert cli("skills", "file", "receipts", "put", "../x.md", "--from", str(tmp_path / "tpl.md")).code == 4
+    assert cli("skills", "file", "receipts", "rm", "references/how.md").code == 0
+    assert cli("skills", "file", "receipts", "rm", "references/how.md").code == 3
+    shown = json.loads(cli("skills", "show", "receipts", "--json").out)
+    assert shown["files"] == ["templates/t.md"] and shown["version"] == 3
+    r = cli("skills", "approval", "receipts", "--always-ask", "--tool", "computer_act", "--tool", "write_file",
+            "--json")
+    assert json.loads(r.out)["approval"] == {"always_ask": True, "tools": ["computer_act", "write_file"]}
+    assert cli("skills", "approval", "receipts", "--tool", "rm_rf").code == 2
+    off = json.loads(cli("skills", "approval", "receipts", "--no-always-ask", "--json").out)
+    assert off["approval"]["always_ask"] is False and off["version"] == 5
+
+
 def test_older_exchange_form_with_slug_and_display_name(cli, tmp_path: Path) -> None:
     f = tmp_path / "old.md"
     f.write_text("---\nname: Pay The Rent\nslug: pay-rent\ndescription: Pays rent.\n---\n# Rent\n")

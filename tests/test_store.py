@@ -124,7 +124,7 @@ def test_ciphertexts_cannot_be_swapped_between_versions(store: SkillStore, setti
 @pytest.mark.parametrize(
     "files, error",
     [
-        ({f"f{i}.md": "x" for i in range(32)}, LimitExceeded),
+        ({f"f{i}.md": "x" for i in range(33)}, LimitExceeded),
         ({"big.md": "x" * (200 * 1024 + 1)}, LimitExceeded),
         ({f"f{i}.md": "x" * 150_000 for i in range(7)}, LimitExceeded),
         ({"bin.dat": b"\x89PNG\x00\x01"}, LimitExceeded),
@@ -140,6 +140,22 @@ def test_limits_refuse_and_leave_store_unchanged(store: SkillStore, files, error
         store.create("other", content(2, files=files))
     assert store.get("demo").current_version == 1
     assert not store.exists("other")
+
+
+def test_thirty_two_bundled_files_besides_skill_md_fit(store: SkillStore, tmp_path: Path) -> None:
+    from teachd.skills.exchange import read_import_source
+
+    files = {f"references/f{i:02d}.md": f"file {i}" for i in range(32)}
+    assert len(store.create("demo", content(files=files)).current.files) == 32
+    folder = tmp_path / "folder-skill"
+    (folder / "references").mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: folder-skill\ndescription: A skill. Use when x.\n---\nBody\n")
+    for rel, text in files.items():
+        (folder / rel).write_text(text)
+    assert len(read_import_source(folder).content.files) == 32
+    (folder / "references" / "one-more.md").write_text("33")
+    with pytest.raises(LimitExceeded, match="more than 32 bundled files"):
+        read_import_source(folder)
 
 
 def test_bad_slug_and_duplicate_are_refused(store: SkillStore) -> None:

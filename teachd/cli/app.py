@@ -6,12 +6,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from teachd.config import Settings, settings_from_env
 from teachd.store import SkillStore, open_store
+
+if TYPE_CHECKING:
+    from teachd.remote.egress import Egress
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -27,6 +30,13 @@ class App:
     @cached_property
     def store(self) -> SkillStore:
         return open_store(self.settings)
+
+    @cached_property
+    def egress(self) -> Egress:
+        """The one way out to the network (public addresses only)."""
+        from teachd.remote.egress import Egress
+
+        return Egress()
 
 
 pass_app = click.make_pass_decorator(App, ensure=True)

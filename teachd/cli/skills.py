@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -135,15 +136,35 @@ def read(app: App, url: str, roots: tuple[Path, ...], as_json: bool) -> None:
 
 
 def _save(app: App, imported: Imported, slug: str | None = None, note: str = "") -> Skill:
-    return app.store.save(slug or imported.slug, imported.onto, note=note)
+    skill = app.store.save(slug or imported.slug, imported.onto, note=note)
+    if imported.enabled is not None and imported.enabled != skill.enabled:
+        skill = app.store.set_enabled(skill.slug, imported.enabled)  # the envelope's state, as exported
+    return skill
 
 
 @skills.command("import")
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("source")
+@click.option("--resolve-only", is_flag=True,
+              help="For a URL: print which files would be fetched, and from where; fetch nothing.")
+@click.option("--update", is_flag=True,
+              help="For a URL: take the remote version over a stored skill that differs (a new version).")
 @json_option
 @pass_app
-def import_(app: App, path: Path, as_json: bool) -> None:
-    """Import a skill folder, a SKILL.md, or a JSON envelope as a new skill."""
+def import_(app: App, source: str, resolve_only: bool, update: bool, as_json: bool) -> None:
+    """Import a skill: a folder, a SKILL.md, a JSON envelope, or a URL.
+
+    URLs: https://skills.sh/OWNER/REPO/SKILL, https://github.com/OWNER/REPO
+    (or its /tree/REF/PATH, or a /blob/…/SKILL.md), OWNER/REPO/SKILL (the
+    layout skills/SKILL/SKILL.md), or a link to any SKILL.md. Only public
+    addresses are fetched; a stored skill is never replaced silently.
+    """
+    from teachd.remote.sources import is_url_source
+
+    if is_url_source(source) and not Path(source).exists():
+        return _import_url(app, source, resolve_only, update, as_json)
+    if resolve_only or update:
+        raise click.UsageError("--resolve-only and --update are for URLs")
+    path = Path(source)
     imported = read_import_source(path)
     if app.store.exists(imported.slug):
         raise Conflict(
@@ -151,7 +172,26 @@ def import_(app: App, path: Path, as_json: bool) -> None:
             f"{imported.slug} --from {path}`"
         )
     skill = _save(app, imported, note=f"imported from {path.name}")
+    for warning in imported.warnings:
+        click.echo(f"teachd: warning: {warning}", err=True)
     emit(as_json, skill.summary(), f"imported {skill.slug} v{skill.current_version}")
+
+
+def _import_url(app: App, source: str, resolve_only: bool, update: bool, as_json: bool) -> None:
+    from teachd.remote.importer import import_url
+
+    def confirm(diff: list[str]) -> bool:
+        click.echo("\n".join(diff), err=True)
+        return sys.stdin.isatty() and click.confirm("teachd: take the remote version?", err=True)
+
+    out = import_url(app.store, app.egress, source, resolve_only=resolve_only, update=update,
+                     confirm=None if as_json else confirm)
+    for warning in out.warnings:
+        click.echo(f"teachd: warning: {warning}", err=True)
+    if out.skill is None:
+        return emit(as_json, out.as_dict(), out.plan.text())
+    s = out.skill
+    emit(as_json, out.as_dict(), f"{out.action} {s.slug} v{s.current_version} from {out.plan.origin}")
 
 
 @skills.command()
@@ -312,3 +352,53 @@ def discover_(app: App, roots: tuple[Path, ...], as_json: bool) -> None:
         ),
     )
 
+
+
+@skills.command("file")
+@slug_arg
+@click.argument("action", type=click.Choice(["put", "rm"]))
+@click.argument("path")
+@click.option("--from", "source", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="put: the text file to store at PATH.")
+@json_option
+@pass_app
+def file_(app: App, slug: str, action: str, path: str, source: Path | None, as_json: bool) -> None:
+    """Edit one bundled file, as a new version.
+
+    `put PATH --from FILE` adds or replaces it; `rm PATH` removes it.
+    """
+    from teachd.skills.edits import put_file, remove_file
+    from teachd.store.limits import as_text
+
+    if action == "put":
+        if source is None:
+            raise click.UsageError("put takes --from FILE")
+        edit, done = put_file(path, as_text(str(source), source.read_bytes())), "stored"
+    else:
+        edit, done = remove_file(path), "removed"
+    skill = app.store.update(slug, edit, note=f"{done} {path}")
+    emit(as_json, skill.summary(), f"{slug} v{skill.current_version}: {path} {done}")
+
+
+@skills.command()
+@slug_arg
+@click.option("--always-ask/--no-always-ask", default=None,
+              help="Whether each call of the gated tools waits for the person.")
+@click.option("--tool", "tools", multiple=True, metavar="NAME",
+              help="A gated tool (repeat; none: all six): run_command computer_act delete_file move_file "
+                   "message_agent write_file.")
+@json_option
+@pass_app
+def approval(app: App, slug: str, always_ask: bool | None, tools: tuple[str, ...], as_json: bool) -> None:
+    """Set what SLUG requires approval for (a new version); with no option, show it."""
+    from teachd.skills.edits import set_approval
+
+    skill = app.store.get(slug)
+    if always_ask is not None or tools:
+        ask = skill.current.approval.always_ask if always_ask is None else always_ask
+        chosen = tools or tuple(skill.current.approval.tools)  # the flag alone keeps the tool list
+        skill = app.store.update(slug, set_approval(ask, chosen), note="approval edited")
+    a = skill.current.approval
+    emit(as_json, {**skill.summary(), "approval": a.to_dict()},
+         f"{slug} v{skill.current_version}: always ask {'on' if a.always_ask else 'off'} for "
+         f"{', '.join(sorted(a.gated)) or 'nothing'}")

@@ -18,7 +18,8 @@ from teachd.runner.feedback import OUTCOMES, give_feedback
 from teachd.schedule.jobstore import next_runs
 from teachd.schedule.specs import DEFAULT_TIMEOUT, spec_from
 from teachd.server.state import Daemon
-from teachd.skills.approval import GATED_TOOLS, Approval
+from teachd.skills.approval import GATED_TOOLS
+from teachd.skills.edits import put_file, remove_file, set_approval
 from teachd.skills.exchange import Imported, export_envelope, export_md, from_envelope, from_skill_md
 from teachd.store.models import Skill
 from teachd.store.schedules import ScheduleStore, spec_of
@@ -124,16 +125,7 @@ async def skill_file(request: Request) -> JSONResponse:
     if request.method == "PUT" and text is None:
         raise BadInput("a file needs its text")
 
-    def edit(current: Any) -> Any:
-        files = dict(current.files)
-        if text is None:
-            if path not in files:
-                raise NotFound(f"no file {path!r} in this skill")
-            files.pop(path)
-        else:
-            files[path] = text
-        return replace(current, files=files)
-
+    edit = remove_file(path) if text is None else put_file(path, text)
     verb = "removed" if text is None else "edited"
     skill = d.store.update(request.path_params["slug"], edit, note=f"{verb} {path} in the web UI")
     return JSONResponse(skill_view(d, skill))
@@ -147,11 +139,10 @@ async def skill_approval(request: Request) -> JSONResponse:
     """
     data = await body(request)
     tools = data.get("tools") or []
-    if not isinstance(tools, list) or any(t not in GATED_TOOLS for t in tools):
+    if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
         raise BadInput(f"tools are among: {', '.join(GATED_TOOLS)}")
-    approval = Approval(bool(data.get("always_ask")), tuple(t for t in GATED_TOOLS if t in tools))
     d = daemon(request)
-    skill = d.store.update(request.path_params["slug"], lambda c: replace(c, approval=approval),
+    skill = d.store.update(request.path_params["slug"], set_approval(bool(data.get("always_ask")), tools),
                            note="approval edited in the web UI")
     return JSONResponse(skill_view(d, skill))
 
@@ -242,6 +233,24 @@ async def skill_import(request: Request) -> JSONResponse:
         raise Conflict(f"skill {imported.slug!r} already exists; update it instead")
     skill = d.store.save(imported.slug, imported.onto, note="imported in the web UI")
     return JSONResponse(skill_view(d, skill))
+
+
+async def skill_import_url(request: Request) -> JSONResponse:
+    """
+    summary: Import from a URL (`url`; `resolve_only` for the plan; `update` to take a changed remote)
+    responses:
+      200: {description: "the plan, and the skill when one was imported or updated"}
+      403: {description: an address that is not public}
+      409: {description: the stored skill differs; the diff is in the message}
+    """
+    from teachd.remote.importer import import_url
+
+    data = await body(request)
+    d = daemon(request)
+    out = await run_in_threadpool(import_url, d.store, d.egress, _text(data, "url") or "",
+                                  resolve_only=bool(data.get("resolve_only")),
+                                  update=bool(data.get("update")))
+    return JSONResponse(out.as_dict())
 
 
 async def teach_status(request: Request) -> JSONResponse:
@@ -572,6 +581,7 @@ ROUTES = [
     Route("/api/runs", runs_start, methods=["POST"]),
     Route("/api/runs/{run_id}", run_show, methods=["GET"]),
     Route("/api/runs/{run_id}/feedback", run_feedback, methods=["POST"]),
+    Route("/api/skills-from-url", skill_import_url, methods=["POST"]),
     Route("/api/approvals", approvals_list, methods=["GET"]),
     Route("/api/schedules", schedules_list, methods=["GET"]),
     Route("/api/scheduler", scheduler_state, methods=["GET"]),

@@ -139,7 +139,10 @@ async def skills_page(request: Request) -> HTMLResponse:
             f"<span class='muted'>or a folder:</span><input type='file' id='import-folder' webkitdirectory "
             f"aria-label='A skill folder'><button id='import' class='primary'>Import</button></div>"
             f"<p class='muted'>A SKILL.md, a JSON envelope (from Export) or a skill folder (its SKILL.md and "
-            f"text files). Importing from a URL arrives with URL import.</p></div>")
+            f"text files).</p><div class='row'><input type='url' id='import-url' aria-label='Import from a URL' "
+            f"placeholder='https://skills.sh/owner/repo/skill, a GitHub link, owner/repo/skill' style='flex:1'>"
+            f"<button id='import-url-go' class='primary'>Import from URL</button></div><pre id='import-plan' "
+            f"class='muted'></pre></div>")
     script = """
 document.getElementById('search').addEventListener('input', (ev) => {
   const q = ev.target.value.trim().toLowerCase();
@@ -151,6 +154,16 @@ document.getElementById('search').addEventListener('input', (ev) => {
 for (const box of document.querySelectorAll('[data-enable]')) box.addEventListener('change', () =>
   act(() => api('PUT', `/api/skills/${box.dataset.enable}/enabled`, {on: box.checked}),
       (s) => flash(`${s.slug} ${s.enabled ? 'enabled' : 'disabled'}`)));
+document.getElementById('import-url-go').addEventListener('click', () => act(async () => {
+  const url = document.getElementById('import-url').value.trim();
+  try { return await api('POST', '/api/skills-from-url', {url}); }
+  catch (err) {
+    if (!String(err.message).includes('--update') || !confirm(err.message + '\n\nTake the remote version?')) throw err;
+    return await api('POST', '/api/skills-from-url', {url, update: true});
+  }
+}, (r) => { document.getElementById('import-plan').textContent = r.warnings.join('\n');
+            flash(`${r.action} ${r.skill ? r.skill.slug : ''} from ${r.plan.resolved}`);
+            if (r.action !== 'unchanged') setTimeout(() => location.reload(), 800); }));
 document.getElementById('import').addEventListener('click', async () => {
   const folder = [...document.getElementById('import-folder').files];
   if (folder.length) {

@@ -4,6 +4,7 @@ the background, started and stopped by the app's lifespan."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from teachd.config import Settings
@@ -19,6 +20,7 @@ from teachd.teach.process import CONTROL_FILE
 
 if TYPE_CHECKING:
     from teachd.mcp.server import TeachdMCP
+    from teachd.remote.egress import Egress
 
 
 @dataclass
@@ -44,6 +46,13 @@ class Daemon:
                    Runs(runs, settings, approvals, desk),
                    Teaching(dict(settings.environ), settings.home / CONTROL_FILE), sessions, login_code,
                    desk, ScheduleService(store, settings, approvals, desk))
+
+    @cached_property
+    def egress(self) -> Egress:
+        """The one way out to the network, for URL imports (public addresses only)."""
+        from teachd.remote.egress import Egress
+
+        return Egress()
 
     def mcp_server(self, hosts: frozenset[str], base_url: str) -> TeachdMCP:
         """The MCP server at ``/mcp``: the same as ``teachd mcp``, asking on the

@@ -7,7 +7,8 @@ Reading is pure over text + a file map; only ``read_import_source`` touches disk
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,8 @@ class Imported:
     content: SkillContent
     approval_declared: bool  # False: a plain SKILL.md, the approval is inherited
     name_declared: bool = True  # False: no display name given, keep the previous one
+    enabled: bool | None = None  # an envelope says whether the skill is enabled
+    warnings: list[str] = field(default_factory=list)  # said in one line each, never a refusal
 
     def onto(self, previous: SkillContent | None) -> SkillContent:
         """The content to save over ``previous`` (None: a new skill). A plain
@@ -70,7 +73,12 @@ def from_skill_md(text: str, folder_name: str | None, files: dict[str, str]) -> 
         slug = doc.name
         display = str(metadata.get("display-name") or "")
     metadata.pop("display-name", None)
-    _check_slug(slug)
+    warnings: list[str] = []
+    if name_problems(slug):  # as discovery loads it: tolerated, under a name that is valid
+        valid = derive_slug(slug)
+        warnings.append(f"name {slug!r} is not a valid skill name: imported as {valid!r}, "
+                        f"the author's name kept as its display name")
+        display, slug = display or slug, valid
     stored_meta: dict[str, Any] = {k: fm[k] for k in _KEPT_FIELDS if fm.get(k) is not None}
     if metadata:
         stored_meta["metadata"] = metadata
@@ -83,7 +91,7 @@ def from_skill_md(text: str, folder_name: str | None, files: dict[str, str]) -> 
         approval=declared,
         metadata=stored_meta,
     )
-    return Imported(slug, content, approval_declared=False, name_declared=bool(display))
+    return Imported(slug, content, approval_declared=False, name_declared=bool(display), warnings=warnings)
 
 
 def from_envelope(text: str) -> Imported:
@@ -112,7 +120,10 @@ def from_envelope(text: str) -> Imported:
         approval=Approval.from_dict(data.get("approval")),
         metadata=metadata,
     )
-    return Imported(slug=slug, content=content, approval_declared=True)
+    enabled = data.get("enabled")
+    if enabled is not None and not isinstance(enabled, bool):
+        raise InvalidSkill("envelope field 'enabled' must be true or false")
+    return Imported(slug=slug, content=content, approval_declared=True, enabled=enabled)
 
 
 def frontmatter_fields(slug: str, content: SkillContent) -> dict[str, Any]:
@@ -149,6 +160,12 @@ def export_envelope(skill: Skill) -> dict[str, Any]:
     }
 
 
+def derive_slug(name: str) -> str:
+    """A valid slug from an author's name: ``MailerLite Automation`` → ``mailerlite-automation``."""
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:64].strip("-")
+    return slug or "skill"
+
+
 def _check_slug(slug: str) -> None:
     problems = name_problems(slug)
     if problems:
@@ -172,7 +189,7 @@ def _read_folder(folder: Path) -> dict[str, str]:
         real = resolve_inside(folder, rel)
         if not real.is_file():
             continue
-        if len(files) + 1 >= MAX_FILES:
-            raise LimitExceeded(f"{folder} has more than {MAX_FILES} files")
+        if len(files) >= MAX_FILES:
+            raise LimitExceeded(f"{folder} has more than {MAX_FILES} bundled files besides SKILL.md")
         files[rel] = _read_text(real)
     return files

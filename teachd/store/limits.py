@@ -1,5 +1,5 @@
-"""Per-skill limits (DESIGN §3.4): 32 files, 200 KB each, 1 MB in all, text
-only, relative paths that stay inside the skill."""
+"""Per-skill limits (DESIGN §3.4): 32 bundled files besides SKILL.md, 200 KB
+each, 1 MB in all, text only, relative paths that stay inside the skill."""
 
 from __future__ import annotations
 
@@ -29,8 +29,9 @@ def as_text(path: str, data: bytes | str) -> str:
 
 def check_files(instructions: str, files: Mapping[str, bytes | str]) -> dict[str, str]:
     """Validated files, keyed by normalized relative path, in sorted order."""
-    if len(files) + 1 > MAX_FILES:
-        raise LimitExceeded(f"{len(files) + 1} files, over the limit of {MAX_FILES}")
+    bundled = [p for p in files if check_relpath(p) != "SKILL.md"]
+    if len(bundled) > MAX_FILES:
+        raise LimitExceeded(f"{len(bundled)} bundled files, over the limit of {MAX_FILES} besides SKILL.md")
     clean: dict[str, str] = {}
     total = len(instructions.encode("utf-8"))
     for raw_path in sorted(files):
