@@ -123,7 +123,7 @@ def test_loopback_unless_allow_remote_and_the_token_file_is_private(env) -> None
 
 def test_every_page_and_api_route_refuses_an_unauthenticated_request(server: Server) -> None:
     with httpx.Client(base_url=server.url) as anon:
-        for path in ("/skills", f"/skills/{SLUG}", "/teach", "/runs", "/approvals", "/"):
+        for path in ("/skills", f"/skills/{SLUG}", "/teach", "/runs", "/schedules", "/approvals", "/"):
             r = anon.get(path)
             assert r.status_code == 303 and r.headers["location"] == "/logged-out", path
         assert anon.get("/logged-out").status_code == 401
@@ -193,6 +193,18 @@ def test_sigterm_stops_cleanly_and_a_waiting_run_is_recorded_as_aborted(taught) 
 
 
 # -- pages, in a real browser -------------------------------------------------
+
+
+def test_every_page_runs_its_script_without_an_error(server: Server, browser) -> None:
+    """A page whose inline script does not parse loses every button: caught here."""
+    page = logged_in(browser, server)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(f"{page.url}: {exc}"))
+    for path in ("/skills", f"/skills/{SLUG}", "/teach", "/runs", "/schedules", "/approvals"):
+        page.goto(server.url + path)
+        page.wait_for_load_state("load")
+        assert page.evaluate("typeof api") == "function", path  # the page's script ran
+    assert errors == []
 
 
 def test_skills_page_switches_search_and_the_editor(server: Server, browser) -> None:
@@ -384,7 +396,7 @@ def test_import_a_folder_from_the_page_and_export_it_again(server: Server, brows
     (folder / "references" / "limits.md").write_text("Taxi: up to 60 EUR.\n")
     page = logged_in(browser, server)
     page.get_by_label("A skill folder").set_input_files(str(folder))
-    page.get_by_role("button", name="Import").click()
+    page.get_by_role("button", name="Import", exact=True).click()
     page.wait_for_url("**/skills/expense-policy")
     assert page.get_by_label("File references/limits.md").input_value() == "Taxi: up to 60 EUR.\n"
     with page.expect_download() as download:
@@ -393,7 +405,7 @@ def test_import_a_folder_from_the_page_and_export_it_again(server: Server, brows
     assert exported.startswith("---\nname: expense-policy\n") and "# Expense policy" in exported
     page.goto(server.url + "/skills")
     page.get_by_label("A skill folder").set_input_files(str(folder))
-    page.get_by_role("button", name="Import").click()
+    page.get_by_role("button", name="Import", exact=True).click()
     page.get_by_text("already exists").wait_for()  # a second import is refused, with the reason
 
 

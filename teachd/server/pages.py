@@ -158,10 +158,10 @@ document.getElementById('import-url-go').addEventListener('click', () => act(asy
   const url = document.getElementById('import-url').value.trim();
   try { return await api('POST', '/api/skills-from-url', {url}); }
   catch (err) {
-    if (!String(err.message).includes('--update') || !confirm(err.message + '\n\nTake the remote version?')) throw err;
+    if (!String(err.message).includes('--update') || !confirm(err.message + '\\n\\nTake the remote version?')) throw err;
     return await api('POST', '/api/skills-from-url', {url, update: true});
   }
-}, (r) => { document.getElementById('import-plan').textContent = r.warnings.join('\n');
+}, (r) => { document.getElementById('import-plan').textContent = r.warnings.join('\\n');
             flash(`${r.action} ${r.skill ? r.skill.slug : ''} from ${r.plan.resolved}`);
             if (r.action !== 'unchanged') setTimeout(() => location.reload(), 800); }));
 document.getElementById('import').addEventListener('click', async () => {
