@@ -39,6 +39,8 @@ class Settings:
     chromium: str | None = None
     display: str | None = None
     retention_days: float = 14.0  # raw recordings older than this are purged (the daemon, daily)
+    skills_enabled: bool = True  # config.yaml skills.enabled: false → discovery loads nothing
+    skill_levels: Mapping[str, Mapping[str, bool]] = field(default_factory=dict)  # skills.<provider>.<level>
     environ: Mapping[str, str] = field(default_factory=dict, repr=False)  # for child processes
 
     def secret_from_env(self, name: str) -> tuple[str, str | None]:
@@ -75,10 +77,31 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
         ignore=tuple(str(g) for g in conf.get("ignore", []) or []),
         profiles={str(k): tuple(str(s) for s in (v or [])) for k, v in (conf.get("profiles") or {}).items()},
         retention_days=_days(conf.get("retention_days", 14)),
+        **_skills_switches(conf.get("skills")),
         chromium=env.get("TEACHD_CHROMIUM") or None,
         display=env.get("DISPLAY") or None,
         environ=dict(env),
     )
+
+
+def _skills_switches(section: Any) -> dict[str, Any]:
+    """config.yaml ``skills: {enabled: bool, <provider>: {user: bool, project: bool}}``."""
+    if section is None:
+        return {}
+    if not isinstance(section, dict):
+        raise BadInput("config.yaml: skills must be a mapping")
+    enabled = section.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise BadInput("config.yaml: skills.enabled must be true or false")
+    levels: dict[str, dict[str, bool]] = {}
+    for provider, switches in section.items():
+        if provider == "enabled":
+            continue
+        if not isinstance(switches, dict) or not all(k in ("user", "project") and isinstance(v, bool)
+                                                     for k, v in switches.items()):
+            raise BadInput(f"config.yaml: skills.{provider} takes user: and project: true/false")
+        levels[str(provider)] = dict(switches)
+    return {"skills_enabled": enabled, "skill_levels": levels}
 
 
 def _days(value: Any) -> float:

@@ -24,18 +24,55 @@ def layout(tmp_path: Path) -> tuple[Path, Path]:
     return project, user
 
 
-def test_precedence_teachd_first_project_before_user(layout, caplog) -> None:
+def test_claude_wins_over_the_other_providers_at_either_level(layout, caplog) -> None:
     project, user = layout
     with caplog.at_level(logging.INFO, logger="teachd.skills.discovery"):
         found = discover(default_roots(project, user))
     by = found.by_name()
     assert sorted(by) == ["agents-only", "claude-only", "codex-only", "shared"]
-    assert by["shared"].doc.description == "project teachd copy"
+    assert by["shared"].doc.description == "project claude copy"  # claude 80 beats teachd's 70, both levels
     collisions = [w for w in found.warnings if w.startswith("collision")]
     assert len(collisions) == 2
-    assert all(str(project / ".teachd/skills/shared/SKILL.md") in w for w in collisions)
-    assert any(str(user / ".teachd/skills/shared/SKILL.md") in w for w in collisions)
+    assert all(str(project / ".claude/skills/shared/SKILL.md") in w for w in collisions)
     assert "loaded 4 skills" in caplog.text
+
+
+def test_a_project_claude_skill_beats_a_user_agents_skill_and_user_beats_project_within_one(tmp_path) -> None:
+    project, user = tmp_path / "p", tmp_path / "u"
+    write_skill(user / ".agents/skills", "deploy", "user agents copy")
+    write_skill(project / ".claude/skills", "deploy", "project claude copy")
+    write_skill(project / ".agents/skills", "lint", "project agents copy")
+    write_skill(user / ".agents/skills", "lint", "user agents copy")
+    by = discover(default_roots(project, user)).by_name()
+    assert by["deploy"].doc.description == "project claude copy"
+    assert by["lint"].doc.description == "user agents copy"
+
+
+def test_roots_come_after_the_providers_and_switches_turn_levels_off(tmp_path) -> None:
+    project, user, extra = tmp_path / "p", tmp_path / "u", tmp_path / "extra"
+    write_skill(extra, "deploy", "from --root")
+    write_skill(user / ".agents/skills", "deploy", "user agents copy")
+    write_skill(project / ".claude/skills", "review", "project claude copy")
+    write_skill(extra, "only-root", "from --root")
+    by = discover(default_roots(project, user, extra=[extra])).by_name()
+    assert by["deploy"].doc.description == "user agents copy" and "only-root" in by
+    off = discover(default_roots(project, user, extra=[extra], levels={"teachd": {"user": False},
+                                                                       "claude": {"project": False}})).by_name()
+    assert off["deploy"].doc.description == "from --root"  # .agents follows the built-in (teachd) switches
+    assert "review" not in off
+    assert discover(default_roots(project, user, extra=[extra], enabled=False)).skills == []
+
+
+def test_config_switches_are_read_and_bad_ones_refused(tmp_path) -> None:
+    from teachd.config import settings_from_env
+    from teachd.errors import BadInput
+
+    (tmp_path / "config.yaml").write_text("skills:\n  enabled: false\n  claude: {project: false}\n")
+    s = settings_from_env({"TEACHD_HOME": str(tmp_path), "TEACHD_OWNER": "a"})
+    assert s.skills_enabled is False and s.skill_levels == {"claude": {"project": False}}
+    (tmp_path / "config.yaml").write_text("skills:\n  claude: {everywhere: false}\n")
+    with pytest.raises(BadInput, match="skills.claude takes user: and project:"):
+        settings_from_env({"TEACHD_HOME": str(tmp_path), "TEACHD_OWNER": "a"})
 
 
 def test_symlinked_identical_skill_counts_once(tmp_path: Path) -> None:
@@ -58,14 +95,15 @@ def test_source_toggle_then_include_then_ignore(layout) -> None:
     assert sorted(inc.by_name()) == ["agents-only", "claude-only"]
 
 
-def test_root_option_takes_precedence_and_bad_skill_is_excluded(layout, tmp_path) -> None:
+def test_a_root_skill_shadowed_by_a_provider_is_reported_and_a_bad_skill_excluded(layout, tmp_path) -> None:
     project, user = layout
     extra = tmp_path / "extra"
     write_skill(extra, "shared", "from --root")
     (extra / "broken").mkdir()
     (extra / "broken" / "SKILL.md").write_text("---\nname: broken\n---\nno description\n")
     found = discover(default_roots(project, user, extra=[extra]))
-    assert found.by_name()["shared"].doc.description == "from --root"
+    assert found.by_name()["shared"].doc.description == "project claude copy"
+    assert any(str(extra / "shared/SKILL.md") in w and "shadowed" in w for w in found.warnings)
     assert "broken" not in found.by_name()
     assert found.excluded and "description" in found.excluded[0][1]
 

@@ -322,7 +322,8 @@ def validate(ctx: click.Context, paths: tuple[Path, ...], as_json: bool) -> int:
 def _discover(app: App, roots: tuple[Path, ...]) -> Discovery:
     s = app.settings
     return discover(
-        default_roots(Path.cwd(), Path.home(), extra=roots, configured=s.skill_dirs),
+        default_roots(Path.cwd(), Path.home(), extra=roots, configured=s.skill_dirs, levels=s.skill_levels,
+                      enabled=s.skills_enabled),
         sources=s.sources, include=s.include, ignore=s.ignore,
     )
 

@@ -1,10 +1,15 @@
 """Finding skills on disk, as the runtime loads them (tolerant).
 
-Roots, in precedence order: any ``--root`` given, then per provider (teachd's
-own first) the project root before the user root, then configured folders.
-One level under each root: ``<root>/<name>/SKILL.md``. The first skill of a
-name wins; the same file reached twice (symlinks) counts once; every shadowed
-skill is reported with both paths. Then source toggles, ``include``, ``ignore``.
+Roots, in precedence order: the providers by priority — Claude's
+``.claude/skills`` (80) before the others' (70: teachd's own ``.teachd``,
+then ``.agents``, then ``.codex``) — each at the user level, then the project
+level; then the folders given with ``--root`` and ``skill_dirs``. One level
+under each root: ``<root>/<name>/SKILL.md``. The first skill of a name wins;
+the same file reached twice (symlinks) counts once; every shadowed skill is
+reported with both paths. Switches (config.yaml ``skills:``): ``enabled:
+false`` loads nothing; ``<provider>: {user: false, project: false}`` drops a
+level (``.agents`` follows the built-in provider's, teachd's); then source
+toggles, ``include``, ``ignore``.
 """
 
 from __future__ import annotations
@@ -20,13 +25,14 @@ from teachd.skills.skillmd import SkillDoc, parse_skill_md
 
 log = logging.getLogger("teachd.skills.discovery")
 
-PROVIDERS: tuple[tuple[str, str], ...] = (
-    ("teachd", ".teachd/skills"),
-    ("agents", ".agents/skills"),
-    ("claude", ".claude/skills"),
-    ("codex", ".codex/skills"),
+PROVIDERS: tuple[tuple[str, str, int], ...] = (  # name, folder, priority (higher wins)
+    ("claude", ".claude/skills", 80),
+    ("teachd", ".teachd/skills", 70),
+    ("agents", ".agents/skills", 70),
+    ("codex", ".codex/skills", 70),
 )
 _USER_ONLY = {"codex"}
+_TOGGLES_OF = {"agents": "teachd"}  # .agents follows the built-in provider's level switches
 
 
 @dataclass(frozen=True)
@@ -59,13 +65,22 @@ def default_roots(
     user_home: Path,
     extra: Sequence[Path] = (),
     configured: Sequence[Path] = (),
+    levels: Mapping[str, Mapping[str, bool]] | None = None,
+    enabled: bool = True,
 ) -> list[Root]:
-    roots = [Root("custom", "custom", Path(p)) for p in extra]
-    for provider, rel in PROVIDERS:
-        if provider not in _USER_ONLY:
-            roots.append(Root(provider, "project", project / rel))
-        roots.append(Root(provider, "user", user_home / rel))
-    roots.extend(Root("custom", "custom", Path(p)) for p in configured)
+    """The roots in precedence order (see the module's docstring)."""
+    if not enabled:
+        return []
+    levels = levels or {}
+    roots: list[Root] = []
+    for provider, rel, _priority in sorted(PROVIDERS, key=lambda p: -p[2]):
+        switches = levels.get(_TOGGLES_OF.get(provider, provider), {})
+        for scope, base in (("user", user_home), ("project", project)):
+            if scope == "project" and provider in _USER_ONLY:
+                continue
+            if switches.get(scope, True):
+                roots.append(Root(provider, scope, base / rel))
+    roots.extend(Root("custom", "custom", Path(p)) for p in (*extra, *configured))
     return roots
 
 
