@@ -136,3 +136,27 @@ def test_rendered_skill_md_passes_reference_validator(tmp_path: Path) -> None:
 def test_render_refuses_non_spec_fields() -> None:
     with pytest.raises(InvalidSkill):
         render_skill_md({"name": "a", "description": "b", "globs": "x"}, "")
+
+
+def test_globs_and_link_texts_are_not_references_but_missing_targets_still_are(tmp_path: Path) -> None:
+    folder = write_skill(tmp_path, "coding", "Codes. Use when coding.",
+                         body="# Coding\n\nModules: references/module-N-*.md, also references/part-?.md.\n"
+                              "See [references/axial-coding](references/axial-coding.md) and scripts/run.sh.\n",
+                         files={"references/axial-coding.md": "Axial.\n"})
+    report = validate_skill_dir(folder)
+    assert report.errors == ["cites scripts/run.sh which does not exist"]
+    (folder / "scripts").mkdir()
+    (folder / "scripts" / "run.sh").write_text("echo\n")
+    assert validate_skill_dir(folder).ok
+
+
+def test_references_stay_one_level_deep(tmp_path: Path) -> None:
+    folder = write_skill(tmp_path, "deep", "Deep. Use when deep.",
+                         body="# Deep\n\nRead references/a.md and references/sub/b.md.\n",
+                         files={"references/a.md": "Then read references/c.md and references/gone.md.\n",
+                                "references/c.md": "C.\n", "references/sub/b.md": "B.\n"})
+    report = validate_skill_dir(folder)
+    assert report.ok, report.errors  # warnings, not errors: the skill still loads
+    assert "references/sub/b.md is nested deeper than one level under references/" in report.warnings
+    assert "references/a.md cites references/gone.md which does not exist" in report.warnings
+    assert any(w.startswith("references/a.md cites references/c.md: references nested deeper") for w in report.warnings)

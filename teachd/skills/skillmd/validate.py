@@ -27,7 +27,17 @@ from teachd.skills.skillmd.parse import split_frontmatter
 
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__"})
 MAX_DEPTH = 6
-_CITED = re.compile(r"(?<![\w/.-])((?:scripts|references|assets)/[A-Za-z0-9_./-]*[A-Za-z0-9_-])")
+_CITED = re.compile(r"(?<![\w/.-])((?:scripts|references|assets)/[A-Za-z0-9_./-]*[A-Za-z0-9_-])(?P<after>.?)")
+_LINK = re.compile(r"\[[^\]\n]*\]\(([^)\s]*)\)")
+_GLOB = "*?[{<"
+
+
+def cited_paths(text: str) -> list[str]:
+    """The files a text cites: a link's target (never its text), a bare path —
+    but not a pattern (``references/module-N-*.md`` names no one file)."""
+    text = _LINK.sub(lambda m: f" {m.group(1)} ", text)
+    found = {m.group(1) for m in _CITED.finditer(text) if (m.group("after") or " ") not in _GLOB}
+    return sorted(found)
 
 
 @dataclass
@@ -150,10 +160,15 @@ def validate_skill_dir(folder: Path) -> ValidationReport:
     if tokens > BODY_TOKENS_WARN:
         report.warnings.append(f"body is about {tokens} tokens, over {BODY_TOKENS_WARN}")
 
-    for cited in sorted(set(_CITED.findall(body))):
+    for cited in cited_paths(body):
         target = folder / cited
         if ".." in Path(cited).parts or not target.exists():
             report.errors.append(f"cites {cited} which does not exist")
+            continue
+        if cited.startswith("references/") and cited.count("/") > 1:
+            report.warnings.append(f"{cited} is nested deeper than one level under references/")
+        if cited.startswith("references/") and target.is_file():
+            _check_reference(folder, cited, target, report)
 
     report.resources = sum(
         1
@@ -161,6 +176,23 @@ def validate_skill_dir(folder: Path) -> ValidationReport:
         if p.is_file() and p.name != "SKILL.md" and not (set(p.parts) & SKIP_DIRS)
     )
     return report
+
+
+def _check_reference(folder: Path, cited: str, target: Path, report: ValidationReport) -> None:
+    """References stay one level deep: a reference that cites further files is
+    a chain a model may not follow, and one citing a missing file is broken."""
+    try:
+        text = target.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return
+    for inner in cited_paths(text):
+        if inner == cited:
+            continue
+        if ".." in Path(inner).parts or not (folder / inner).exists():
+            report.warnings.append(f"{cited} cites {inner} which does not exist")
+        elif inner.startswith("references/"):
+            report.warnings.append(f"{cited} cites {inner}: references nested deeper than one level "
+                                   "(link every reference from SKILL.md)")
 
 
 def _strict_yaml(fm_text: str, report: ValidationReport) -> dict | None:
