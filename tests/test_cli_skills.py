@@ -113,6 +113,23 @@ def test_file_and_approval_edits_are_new_versions(cli, skill_dir: Path, tmp_path
     assert off["approval"]["always_ask"] is False and off["version"] == 5
 
 
+def test_a_skill_within_the_limits_round_trips_however_large_its_envelope(cli, tmp_path: Path) -> None:
+    quoted = '"\\\t<>&' * 25_000  # 150,000 characters that JSON escapes
+    files = {f"references/r{i}.md": quoted for i in range(4)}  # 600 KB of content, within 1 MB
+    envelope = {"format": "teachd-skill", "slug": "big", "name": "big", "description": "Big. Use when big.",
+                "instructions": "# Big\n", "files": files, "approval": {"always_ask": False, "tools": []}}
+    (tmp_path / "big.json").write_text(json.dumps(envelope))
+    assert (tmp_path / "big.json").stat().st_size > 640_000
+    r = cli("skills", "import", str(tmp_path / "big.json"))
+    assert r.code == 0, r.err
+    exported = cli("skills", "export", "big", "--format", "json").out
+    assert json.loads(exported)["files"] == files
+    over = {**envelope, "slug": "over", "files": {f"references/r{i}.md": "x" * 150_000 for i in range(8)}}
+    (tmp_path / "over.json").write_text(json.dumps(over))
+    refused = cli("skills", "import", str(tmp_path / "over.json"))
+    assert refused.code == 4 and "over the 1048576-byte limit" in refused.err
+
+
 def test_older_exchange_form_with_slug_and_display_name(cli, tmp_path: Path) -> None:
     f = tmp_path / "old.md"
     f.write_text("---\nname: Pay The Rent\nslug: pay-rent\ndescription: Pays rent.\n---\n# Rent\n")

@@ -166,7 +166,7 @@ def test_the_login_link_works_once_sets_a_strict_cookie_and_changes_need_csrf(se
 def test_bodies_are_capped_and_no_cors_is_offered(server: Server) -> None:
     with server.api() as api:
         big = api.put(f"/api/skills/{SLUG}/files/references/big.md",
-                      content=json.dumps({"text": "x" * (3 * 1024 * 1024)}))
+                      content=json.dumps({"text": "x" * (9 * 1024 * 1024)}))
         assert big.status_code == 413
         r = api.options("/api/skills", headers={"Origin": "https://evil.example",
                                                  "Access-Control-Request-Method": "PUT"})

@@ -31,7 +31,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 COOKIE = "teachd_session"
-MAX_BODY = 2 * 1024 * 1024  # a skill is at most 1 MB of files; room for the JSON around it
+MAX_BODY = 8 * 1024 * 1024  # a skill's envelope: 1 MB of text, up to 6 bytes a character as JSON
 OPEN_PATHS = frozenset({"/login", "/logged-out", "/favicon.ico"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 

@@ -21,6 +21,10 @@ from teachd.skills.skillmd.validate import SKIP_DIRS
 from teachd.store.limits import MAX_FILE_BYTES, MAX_FILES, as_text
 from teachd.store.models import Skill, SkillContent
 
+# A skill is at most 1 MB of text; as JSON each character may take up to 6
+# bytes (\uXXXX). The envelope file may be that large; its content is then
+# held to the skill's own limits when it is saved.
+ENVELOPE_MAX_BYTES = 8 * 1024 * 1024
 ENVELOPE_FORMAT = "teachd-skill"
 ENVELOPE_VERSION = 1
 # Frontmatter fields kept per version besides name and description.
@@ -56,8 +60,8 @@ def read_import_source(path: Path) -> Imported:
         if not skill_md.is_file():
             raise InvalidSkill(f"{path} has no SKILL.md")
         return from_skill_md(_read_text(skill_md), path.name, _read_folder(path))
-    if path.suffix.lower() == ".json":
-        return from_envelope(_read_text(path))
+    if path.suffix.lower() == ".json":  # the limits apply to the skill inside, not to its JSON escaping
+        return from_envelope(_read_text(path, ENVELOPE_MAX_BYTES))
     return from_skill_md(_read_text(path), None, {})
 
 
@@ -172,10 +176,10 @@ def _check_slug(slug: str) -> None:
         raise InvalidSkill(f"bad skill name {slug!r}: {problems[0]}")
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
     size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise LimitExceeded(f"{path} is {size} bytes, over the {MAX_FILE_BYTES}-byte limit")
+    if size > limit:
+        raise LimitExceeded(f"{path} is {size} bytes, over the {limit}-byte limit")
     return as_text(str(path), path.read_bytes())
 
 
