@@ -117,7 +117,7 @@ def load(app: App, slug: str, as_json: bool) -> None:
     emit(
         as_json,
         data,
-        lambda: skill.current.instructions.rstrip("\n")
+        lambda: data["instructions"].rstrip("\n")
         + "\n\nFiles:\n"
         + ("\n".join(f"  skill://{slug}/{f}" for f in files) or "  (none)"),
     )

@@ -12,11 +12,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from teachd.errors import InvalidSkill, LimitExceeded, NotFound
 from teachd.skills.approval import Approval
 from teachd.skills.paths import resolve_inside
 from teachd.skills.skillmd import parse_skill_md, render_skill_md
 from teachd.skills.skillmd.fields import name_problems
+from teachd.skills.skillmd.parse import load_frontmatter, split_header
 from teachd.skills.skillmd.validate import SKIP_DIRS
 from teachd.store.limits import MAX_FILE_BYTES, MAX_FILES, as_text
 from teachd.store.models import Skill, SkillContent
@@ -26,6 +29,7 @@ from teachd.store.models import Skill, SkillContent
 # held to the skill's own limits when it is saved.
 ENVELOPE_MAX_BYTES = 8 * 1024 * 1024
 ENVELOPE_FORMAT = "teachd-skill"
+AUTHORED_HEADER = "authored-header"  # in a version's metadata (teachd's own, never exported as a key)
 ENVELOPE_VERSION = 1
 # Frontmatter fields kept per version besides name and description.
 _KEPT_FIELDS = ("license", "compatibility", "allowed-tools")
@@ -86,6 +90,7 @@ def from_skill_md(text: str, folder_name: str | None, files: dict[str, str]) -> 
     stored_meta: dict[str, Any] = {k: fm[k] for k in _KEPT_FIELDS if fm.get(k) is not None}
     if metadata:
         stored_meta["metadata"] = metadata
+    stored_meta[AUTHORED_HEADER] = doc.header  # exported again as written
     declared = Approval.from_metadata(metadata.get("teachd-approval"))
     content = SkillContent(
         name=display or slug,
@@ -144,7 +149,40 @@ def frontmatter_fields(slug: str, content: SkillContent) -> dict[str, Any]:
 
 
 def export_md(skill: Skill) -> str:
-    return render_skill_md(frontmatter_fields(skill.slug, skill.current), skill.current.instructions)
+    """A SKILL.md: an imported one as its author wrote it (header and body byte
+    for byte, teachd's own data added under ``metadata`` only when there is
+    some); a taught or envelope-made one rendered to the spec."""
+    c = skill.current
+    header = c.metadata.get(AUTHORED_HEADER)
+    if isinstance(header, str) and header:
+        return authored_header(header, skill.slug, c) + c.instructions
+    return render_skill_md(frontmatter_fields(skill.slug, c), c.instructions)
+
+
+def authored_header(header: str, slug: str, content: SkillContent) -> str:
+    """The author's header, verbatim while teachd has nothing to change in it;
+    else the same keys, in the same order, with the same YAML types, and only
+    what teachd owns changed (the name, the description, teachd's metadata)."""
+    _, fm_text, _ = split_header(header + "\n")
+    fm, _repaired = load_frontmatter(fm_text)
+    raw_meta = fm.get("metadata")
+    authored_meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
+    ours = {k: v for k, v in (content.metadata.get("metadata") or {}).items()
+            if (k.startswith("teachd-") or k == "display-name") and authored_meta.get(k) != v}
+    if content.name and content.name != slug and fm.get("name") != content.name:
+        ours["display-name"] = content.name
+    same = fm.get("name") == slug and str(fm.get("description") or "").strip() == content.description.strip()
+    if same and not ours:
+        return header
+    new = dict(fm)
+    new["name"] = slug
+    new["description"] = content.description
+    if ours:
+        new["metadata"] = {**authored_meta, **{k: str(v) for k, v in ours.items()}}
+    newline = "\r\n" if "\r\n" in header else "\n"
+    text = yaml.safe_dump(new, default_flow_style=False, sort_keys=False, allow_unicode=True, width=1_000_000)
+    bom = "\ufeff" if header.startswith("\ufeff") else ""
+    return bom + "---" + newline + text.replace("\n", newline) + "---" + newline
 
 
 def export_envelope(skill: Skill) -> dict[str, Any]:

@@ -46,7 +46,8 @@ class Skill:
     def loaded(self) -> dict[str, Any]:
         """What loading the skill gives a run: its instructions, then its files."""
         return {"slug": self.slug, "version": self.current_version,
-                "instructions": self.current.instructions, "files": sorted(self.current.files)}
+                "instructions": self.current.instructions.lstrip("\r\n"),  # kept verbatim; shown from its first line
+                "files": sorted(self.current.files)}
 
     def summary(self) -> dict[str, Any]:
         return {

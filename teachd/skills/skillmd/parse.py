@@ -36,19 +36,27 @@ class SkillDoc:
     body: str
     frontmatter: dict[str, Any]
     metadata: dict[str, Any] = field(default_factory=dict)
+    header: str = ""  # the file's text up to and including the closing fence, byte for byte
     warnings: list[str] = field(default_factory=list)
     repaired: bool = False
 
 
 def split_frontmatter(text: str) -> tuple[str, str]:
     """Split ``---`` frontmatter from the body; the closing fence is a line of its own."""
-    text = text.lstrip("\ufeff")
-    lines = text.splitlines(keepends=True)
+    _header, fm, body = split_header(text)
+    return fm, body
+
+
+def split_header(text: str) -> tuple[str, str, str]:
+    """(the header as written — fences and all, up to the closing fence's line
+    end —, the frontmatter between the fences, the body exactly as written)."""
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    lines = text[len(bom):].splitlines(keepends=True)
     if not lines or lines[0].rstrip("\r\n").strip() != "---":
         raise InvalidSkill("SKILL.md must start with a '---' frontmatter line")
     for i in range(1, len(lines)):
         if lines[i].rstrip("\r\n").strip() in ("---", "..."):
-            return "".join(lines[1:i]), "".join(lines[i + 1 :])
+            return bom + "".join(lines[: i + 1]), "".join(lines[1:i]), "".join(lines[i + 1 :])
     raise InvalidSkill("SKILL.md frontmatter is not closed by a '---' line")
 
 
@@ -83,11 +91,14 @@ def load_frontmatter(text: str) -> tuple[dict[str, Any], bool]:
 
 def parse_skill_md(text: str, folder_name: str | None = None) -> SkillDoc:
     """Parse leniently; raise ``InvalidSkill`` only for the two excluding faults."""
-    fm_text, body = split_frontmatter(text)
+    header, fm_text, body = split_header(text)
     fm, repaired = load_frontmatter(fm_text)
     warnings: list[str] = []
     if repaired:
         warnings.append("frontmatter needed quoting repairs (a value contains ':')")
+        newline = "\r\n" if "\r\n" in header else "\n"
+        bom = "\ufeff" if header.startswith("\ufeff") else ""
+        header = bom + "---" + newline + repair_yaml(fm_text).replace("\n", newline) + "---" + newline
 
     description = fm.get("description")
     if description is None or not str(description).strip():
@@ -126,11 +137,12 @@ def parse_skill_md(text: str, folder_name: str | None = None) -> SkillDoc:
     doc = SkillDoc(
         name=name,
         description=description,
-        body=body.lstrip("\r\n"),
+        body=body,
         frontmatter=fm,
         metadata=metadata,
         warnings=warnings,
         repaired=repaired,
+        header=header,
     )
     return doc
 
