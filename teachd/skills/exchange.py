@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import json
 import re
+import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from teachd.errors import InvalidSkill, LimitExceeded, NotFound
+from teachd.errors import InvalidSkill, LimitExceeded, NotFound, UnsafePath
 from teachd.skills.approval import Approval
+from teachd.skills.archive import check_names, is_archive, read_archive
 from teachd.skills.paths import resolve_inside
 from teachd.skills.skillmd import parse_skill_md, render_skill_md
 from teachd.skills.skillmd.fields import name_problems
@@ -59,6 +61,9 @@ class Imported:
 def read_import_source(path: Path) -> Imported:
     if not path.exists():
         raise NotFound(f"{path} does not exist")
+    if is_archive(path):
+        folder, text, files = read_archive(path)
+        return from_skill_md(text, folder, files)
     if path.is_dir():
         skill_md = path / "SKILL.md"
         if not skill_md.is_file():
@@ -222,12 +227,19 @@ def _read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
 
 
 def _read_folder(folder: Path) -> dict[str, str]:
-    """Every file of a skill folder but SKILL.md; symlinks must stay inside."""
+    """Every file of a skill folder but SKILL.md. A link or a device is
+    refused (an import copies text, never what a link points at), and so
+    are two names that differ only by case."""
     files: dict[str, str] = {}
-    for p in sorted(folder.rglob("*")):
+    entries = sorted(folder.rglob("*"))
+    check_names((p.relative_to(folder).as_posix() for p in entries), str(folder))
+    for p in entries:
         rel = p.relative_to(folder).as_posix()
         if set(p.relative_to(folder).parts) & SKIP_DIRS or rel == "SKILL.md":
             continue
+        mode = p.lstat().st_mode
+        if stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            raise UnsafePath(f"{rel} in {folder} is a link or a device; a skill holds plain files")
         real = resolve_inside(folder, rel)
         if not real.is_file():
             continue

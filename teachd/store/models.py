@@ -44,9 +44,10 @@ class Skill:
         return self.slug.startswith("taught-")
 
     def loaded(self) -> dict[str, Any]:
-        """What loading the skill gives a run: its instructions, then its files."""
+        """What loading the skill gives a run: its instructions (kept verbatim,
+        shown from their first line), then its files."""
         return {"slug": self.slug, "version": self.current_version,
-                "instructions": self.current.instructions.lstrip("\r\n"),  # kept verbatim; shown from its first line
+                "instructions": self.current.instructions.lstrip("\r\n"),
                 "files": sorted(self.current.files)}
 
     def summary(self) -> dict[str, Any]:

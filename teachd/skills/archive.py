@@ -1,0 +1,107 @@
+"""A skill's files from a folder or an archive (zip, tar, tar.gz), checked
+entry by entry before anything is read: no absolute path, no ``..``, no link
+or device, no two names that differ only by case (one would overwrite the
+other on a case-insensitive disk), and within the skill's limits."""
+
+from __future__ import annotations
+
+import stat
+import tarfile
+import zipfile
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
+
+from teachd.errors import InvalidSkill, LimitExceeded, UnsafePath
+from teachd.skills.paths import check_relpath
+from teachd.store.limits import MAX_FILE_BYTES, MAX_FILES, MAX_TOTAL_BYTES, as_text
+
+ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
+SKIP_PARTS = frozenset({".git", "node_modules", ".venv", "__pycache__", "__MACOSX"})
+
+
+def is_archive(path: Path) -> bool:
+    return path.is_file() and path.name.lower().endswith(ARCHIVE_SUFFIXES)
+
+
+def check_entry(name: str) -> str:
+    """An archive entry's name as a relative path, or UnsafePath."""
+    if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
+        raise UnsafePath(f"archive entry {name!r} is an absolute path")
+    if ".." in PurePosixPath(name.replace("\\", "/")).parts:
+        raise UnsafePath(f"archive entry {name!r} leaves its folder")
+    return check_relpath(name)
+
+
+def check_names(names: Iterable[str], where: str) -> None:
+    seen: dict[str, str] = {}
+    for name in names:
+        key = name.casefold()
+        if key in seen and seen[key] != name:
+            raise UnsafePath(f"{where}: {seen[key]!r} and {name!r} differ only by case")
+        seen[key] = name
+
+
+def read_archive(path: Path) -> tuple[str, str, dict[str, str]]:
+    """(folder name, SKILL.md text, the other files) of the one skill in an archive."""
+    entries: dict[str, bytes] = {}
+    if path.name.lower().endswith(".zip"):
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                name = check_entry(info.filename.rstrip("/")) if info.filename.strip("/") else ""
+                kind = stat.S_IFMT(info.external_attr >> 16)  # 0: written without a Unix file type
+                if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
+                    raise UnsafePath(f"archive entry {info.filename!r} is a link or a device")
+                if info.is_dir() or not name:
+                    continue
+                _room(entries, name, info.file_size, path)
+                entries[name] = _read_at_most(zf.open(info), MAX_FILE_BYTES, name)
+    else:
+        try:
+            tf = tarfile.open(path)
+        except tarfile.TarError as exc:
+            raise InvalidSkill(f"{path.name} is not a readable archive: {exc}") from None
+        with tf:
+            for member in tf.getmembers():
+                name = check_entry(member.name.rstrip("/")) if member.name.strip("/.") else ""
+                if member.issym() or member.islnk() or member.isdev() or member.isfifo():
+                    raise UnsafePath(f"archive entry {member.name!r} is a link or a device")
+                if member.isdir() or not name:
+                    continue
+                if not member.isfile():
+                    raise UnsafePath(f"archive entry {member.name!r} is not a plain file")
+                _room(entries, name, member.size, path)
+                fh = tf.extractfile(member)
+                entries[name] = _read_at_most(fh, MAX_FILE_BYTES, name) if fh else b""
+    check_names(entries, path.name)
+    return _one_skill(entries, path)
+
+
+def _room(entries: dict[str, bytes], name: str, size: int, path: Path) -> None:
+    if len(entries) > MAX_FILES + 1:
+        raise LimitExceeded(f"{path.name} holds more than {MAX_FILES} files besides SKILL.md")
+    if size > MAX_FILE_BYTES:
+        raise LimitExceeded(f"{name} is {size} bytes, over the {MAX_FILE_BYTES}-byte limit")
+    if sum(len(v) for v in entries.values()) + size > MAX_TOTAL_BYTES:
+        raise LimitExceeded(f"{path.name} is over the {MAX_TOTAL_BYTES}-byte limit of a skill")
+
+
+def _read_at_most(fh: object, limit: int, name: str) -> bytes:
+    data = fh.read(limit + 1)  # type: ignore[attr-defined]
+    if len(data) > limit:
+        raise LimitExceeded(f"{name} is over the {limit}-byte limit")
+    return bytes(data)
+
+
+def _one_skill(entries: dict[str, bytes], path: Path) -> tuple[str, str, dict[str, str]]:
+    """SKILL.md at the archive's root, or in its one top folder."""
+    kept = {n: d for n, d in entries.items() if not set(n.split("/")[:-1]) & SKIP_PARTS}
+    if "SKILL.md" in kept:
+        prefix, folder = "", path.name.split(".")[0]
+    else:
+        tops = {n.split("/", 1)[0] for n in kept}
+        if len(tops) != 1 or f"{next(iter(tops))}/SKILL.md" not in kept:
+            raise InvalidSkill(f"{path.name} holds no SKILL.md at its root or in one top folder")
+        folder = next(iter(tops))
+        prefix = folder + "/"
+    files = {n[len(prefix):]: as_text(n, d) for n, d in kept.items() if n.startswith(prefix)}
+    return folder, files.pop("SKILL.md"), files
