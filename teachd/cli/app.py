@@ -10,11 +10,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from teachd.config import Settings, settings_from_env
-from teachd.store import SkillStore, open_store
-
 if TYPE_CHECKING:
+    from teachd.config import Settings
     from teachd.remote.egress import Egress
+    from teachd.store import SkillStore
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -25,10 +24,14 @@ class App:
 
     @cached_property
     def settings(self) -> Settings:
+        from teachd.config import settings_from_env
+
         return self._settings or settings_from_env()
 
     @cached_property
     def store(self) -> SkillStore:
+        from teachd.store import open_store  # on first use: --help and pure commands never load it
+
         return open_store(self.settings)
 
     @cached_property

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
 from teachd.errors import BadInput
-from teachd.store.rules import RuleStore
+
+if TYPE_CHECKING:
+    from teachd.store.rules import RuleStore
 
 
 def _rules(app: App) -> RuleStore:
+    from teachd.store.rules import RuleStore
+
     return RuleStore(app.store.db, app.store.owner)
 
 

@@ -5,16 +5,21 @@ from __future__ import annotations
 import getpass
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
 
 from teachd.cli.app import App, emit, json_option, parse_params, pass_app
-from teachd.config import Settings
 from teachd.errors import NotFound, PolicyStop
-from teachd.store.runs import RunStore
+
+if TYPE_CHECKING:
+    from teachd.config import Settings
+    from teachd.store.runs import RunStore
 
 
 def _runs(app: App) -> RunStore:
+    from teachd.store.runs import RunStore
+
     return RunStore(app.store)
 
 

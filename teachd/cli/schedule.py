@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from teachd.cli.app import App, emit, json_option, parse_params, pass_app
-from teachd.schedule.specs import DEFAULT_TIMEOUT
+from teachd.schedule.specs import DEFAULT_TIMEOUT  # light: apscheduler loads when a trigger is built
 
 
 def _store(app: App) -> Any:

@@ -5,17 +5,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
 from teachd.errors import Conflict
-from teachd.skills.discovery import Discovery, default_roots, discover
-from teachd.skills.exchange import Imported, export_envelope, export_md, read_import_source
-from teachd.skills.skillmd import find_skill_dirs, validate_skill_dir
-from teachd.skills.urls import read_skill_url
-from teachd.store.models import Skill
+
+if TYPE_CHECKING:  # the commands import what they use: `teachd --help` loads none of it
+    from teachd.skills.discovery import Discovery
+    from teachd.skills.exchange import Imported
+    from teachd.store.models import Skill
 
 slug_arg = click.argument("slug")
 root_option = click.option(
@@ -130,6 +130,8 @@ def load(app: App, slug: str, as_json: bool) -> None:
 @pass_app
 def read(app: App, url: str, roots: tuple[Path, ...], as_json: bool) -> None:
     """Read skill://NAME (its SKILL.md) or skill://NAME/PATH (a file inside it)."""
+    from teachd.skills.urls import read_skill_url
+
     found = _discover(app, roots).by_name()
     res = read_skill_url(url, found, app.store)
     emit(as_json, {"url": res.url, "content_type": res.content_type, "text": res.text}, res.text)
@@ -159,6 +161,7 @@ def import_(app: App, source: str, resolve_only: bool, update: bool, as_json: bo
     addresses are fetched; a stored skill is never replaced silently.
     """
     from teachd.remote.sources import is_url_source
+    from teachd.skills.exchange import read_import_source
 
     if is_url_source(source) and not Path(source).exists():
         return _import_url(app, source, resolve_only, update, as_json)
@@ -203,6 +206,8 @@ def _import_url(app: App, source: str, resolve_only: bool, update: bool, as_json
 @pass_app
 def update(app: App, slug: str, source: Path, note: str, as_json: bool) -> None:
     """Save a new version of SLUG from a file; the previous one is kept."""
+    from teachd.skills.exchange import read_import_source
+
     app.store.get(slug)
     imported = read_import_source(source)
     skill = _save(app, imported, slug=slug, note=note or f"updated from {source.name}")
@@ -217,6 +222,8 @@ def update(app: App, slug: str, source: Path, note: str, as_json: bool) -> None:
 @json_option
 def export(app: App, slug: str, fmt: str, as_json: bool) -> None:
     """Print a skill as a SKILL.md or a JSON envelope (approval included)."""
+    from teachd.skills.exchange import export_envelope, export_md
+
     skill = app.store.get(slug)
     if fmt == "json" or as_json:
         envelope = export_envelope(skill)
@@ -296,6 +303,8 @@ def delete(app: App, slug: str, as_json: bool) -> None:
 @click.pass_context
 def validate(ctx: click.Context, paths: tuple[Path, ...], as_json: bool) -> int:
     """Strictly validate skill folders (recursively); exit 1 on any error."""
+    from teachd.skills.skillmd import find_skill_dirs, validate_skill_dir
+
     reports: list[Any] = []
     missing: list[str] = []
     for path in paths:
@@ -320,6 +329,8 @@ def validate(ctx: click.Context, paths: tuple[Path, ...], as_json: bool) -> int:
 
 
 def _discover(app: App, roots: tuple[Path, ...]) -> Discovery:
+    from teachd.skills.discovery import default_roots, discover
+
     s = app.settings
     return discover(
         default_roots(Path.cwd(), Path.home(), extra=roots, configured=s.skill_dirs, levels=s.skill_levels,

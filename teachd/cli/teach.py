@@ -10,19 +10,24 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
 from teachd.errors import BadInput, Conflict, NotFound, TeachdError, component_errors
-from teachd.store.locks import FileLock
 from teachd.teach.process import CONTROL_FILE, TEACH_LOCK
+
+if TYPE_CHECKING:
+    from teachd.store.locks import FileLock
 
 
 def teach_lock(home: Path) -> FileLock:
     """One recording per TEACHD_HOME, with the recorder's pid and folder
     written inside for `teachd teach stop` (and for retention, which never
     touches the recording being written)."""
+    from teachd.store.locks import FileLock
+
     return FileLock(home / TEACH_LOCK)
 
 

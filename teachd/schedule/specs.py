@@ -8,13 +8,12 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
-
-from apscheduler.triggers.base import BaseTrigger
-from apscheduler.triggers.cron import CronTrigger
-from apscheduler.triggers.interval import IntervalTrigger
+from typing import TYPE_CHECKING, Any
 
 from teachd.errors import BadInput
+
+if TYPE_CHECKING:
+    from apscheduler.triggers.base import BaseTrigger
 
 KINDS = ("run", "check")
 _EVERY = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
@@ -101,6 +100,9 @@ def _weekdays(field_: str) -> str:
 
 
 def trigger(spec: Spec, start: datetime | None = None, tz: Any = None) -> BaseTrigger:
+    from apscheduler.triggers.cron import CronTrigger  # here, not at import: `teachd --help` stays quick
+    from apscheduler.triggers.interval import IntervalTrigger
+
     if spec.cron is not None:
         fields = spec.cron.split()
         if len(fields) != 5:
