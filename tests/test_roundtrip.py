@@ -138,3 +138,15 @@ def test_any_envelope_round_trips(instructions: str, files: dict[str, str], enab
     assert back.slug == "env-skill" and back.enabled is enabled
     assert back.content.instructions == instructions and back.content.files == files
     assert back.content.name == "Env Skill" and back.content.metadata == content.metadata
+
+
+def test_strict_validation_warns_about_host_keys_but_passes(tmp_path: Path) -> None:
+    from teachd.skills.skillmd import validate_skill_dir
+
+    folder = tmp_path / "release-notes"
+    (folder / "references").mkdir(parents=True)
+    (folder / "SKILL.md").write_text(HOST_KEYS)
+    (folder / "references" / "style.md").write_text("Style.\n")
+    report = validate_skill_dir(folder)
+    assert report.ok, report.errors
+    assert "top-level key 'when_to_use' is a host's extension, not the spec's" in report.warnings

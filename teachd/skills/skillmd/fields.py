@@ -5,6 +5,10 @@ from __future__ import annotations
 import re
 
 SPEC_FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
+# Keys hosts read at the top level (Claude Code and others): not the spec's, yet
+# a skill that uses them is not broken — strict validation warns, never fails.
+HOST_FIELDS = ("when_to_use", "argument-hint", "disable-model-invocation", "user-invocable", "effort",
+               "version", "requires", "type", "model", "context", "agent", "hooks")
 NAME_MAX = 64
 DESCRIPTION_MAX = 1024
 COMPATIBILITY_MAX = 500

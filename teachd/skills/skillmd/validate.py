@@ -19,6 +19,7 @@ from teachd.skills.skillmd.fields import (
     BODY_TOKENS_WARN,
     COMPATIBILITY_MAX,
     DESCRIPTION_MAX,
+    HOST_FIELDS,
     SPEC_FIELDS,
     estimate_tokens,
     name_problems,
@@ -122,7 +123,10 @@ def validate_skill_dir(folder: Path) -> ValidationReport:
         return report
 
     for key in sorted(set(fm) - set(SPEC_FIELDS)):
-        report.errors.append(f"unknown top-level key {key!r} (put it under metadata)")
+        if key in HOST_FIELDS:
+            report.warnings.append(f"top-level key {key!r} is a host's extension, not the spec's")
+        else:
+            report.errors.append(f"unknown top-level key {key!r} (put it under metadata)")
 
     name = fm.get("name")
     report.name = str(name) if name is not None else ""
