@@ -80,8 +80,12 @@ def cli_process(env: dict[str, str], tmp_path: Path) -> Callable[..., Result]:
     return run
 
 
-@pytest.fixture
-def settings(home: Path) -> Settings:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def settings(home: Path, request: pytest.FixtureRequest) -> Settings:
+    """The store's settings — once on the embedded SQLite, once on PostgreSQL:
+    every test of the store runs on both engines."""
+    if request.param == "postgresql":
+        return Settings(home=home, owner="alice", db_url=request.getfixturevalue("postgres_url"))
     return Settings(home=home, owner="alice")
 
 
@@ -121,7 +125,7 @@ def pw() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
-def postgres_server() -> Iterator[str]:
+def postgres_server() -> Iterator[Any]:
     """One throwaway PostgreSQL cluster for the test session (tests/postgres.py)."""
     from tests.postgres import postgres_cluster
 
@@ -132,11 +136,13 @@ def postgres_server() -> Iterator[str]:
 @pytest.fixture
 def postgres_url(postgres_server: str, request: pytest.FixtureRequest) -> str:
     """An empty database of the test's own."""
+    import hashlib
     import re
 
     from tests.postgres import fresh_database
 
-    return fresh_database(postgres_server, "t_" + re.sub(r"\W", "_", request.node.name.lower())[:50])
+    name = re.sub(r"\W", "_", request.node.name.lower())
+    return fresh_database(postgres_server, "t_" + hashlib.sha1(name.encode()).hexdigest()[:12] + "_" + name[:40])
 
 
 @pytest.fixture(scope="session")
@@ -157,6 +163,17 @@ def taught(taught_sample, tmp_path: Path) -> tuple[dict[str, str], int]:
 
 def all_bytes_under(path: Path) -> bytes:
     return b"".join(p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file())
+
+
+@pytest.fixture
+def written(settings: Settings, request: pytest.FixtureRequest) -> Callable[[], bytes]:
+    """Everything the store wrote: TEACHD_HOME, and the PostgreSQL cluster's files on that engine."""
+
+    def read() -> bytes:
+        extra = request.getfixturevalue("postgres_server").written() if settings.db_url else b""
+        return all_bytes_under(settings.home) + extra
+
+    return read
 
 
 @pytest.fixture

@@ -24,8 +24,22 @@ def _bin(name: str) -> str:
     return found[-1]
 
 
+class Cluster(str):
+    """The cluster's URL (a str), with its data folder: what it writes to disk."""
+
+    data: Path
+
+    def written(self) -> bytes:
+        """Every byte of the cluster's files, after a checkpoint (so the tables are on disk too)."""
+        import psycopg
+
+        with psycopg.connect(str(self), autocommit=True) as conn:
+            conn.execute("CHECKPOINT")
+        return b"".join(p.read_bytes() for p in sorted(self.data.rglob("*")) if p.is_file())
+
+
 @contextmanager
-def postgres_cluster() -> Iterator[str]:
+def postgres_cluster() -> Iterator[Cluster]:
     """Yields a postgresql:// URL for a fresh database on loopback."""
     root = Path(tempfile.mkdtemp(prefix="teachd-pg-"))
     data, sock = root / "data", root / "sock"
@@ -42,8 +56,10 @@ def postgres_cluster() -> Iterator[str]:
     opts = f"-p {port} -k {sock} -c listen_addresses=127.0.0.1 -c fsync=off"
     subprocess.run([*prefix, _bin("pg_ctl"), "-D", str(data), "-o", opts, "-w", "-l", str(root / "log"),
                     "start"], **run)  # type: ignore[call-overload]
+    cluster = Cluster(f"postgresql://teachd@127.0.0.1:{port}/postgres")
+    cluster.data = data
     try:
-        yield f"postgresql://teachd@127.0.0.1:{port}/postgres"
+        yield cluster
     finally:
         subprocess.run([*prefix, _bin("pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
                        capture_output=True, timeout=60)

@@ -430,7 +430,7 @@ def test_an_unanswered_approval_is_a_deny_after_its_timeout(settings: Settings) 
     assert asking.pending() == []
 
 
-def test_an_approval_asked_in_one_process_is_answered_from_another_once(settings: Settings) -> None:
+def test_an_approval_asked_in_one_process_is_answered_from_another_once(settings: Settings, written) -> None:
     """The asker (``teachd mcp``, say) and the Approvals page (the daemon)
     meet in the store; the first answer wins and a late one is refused."""
     import threading
@@ -455,4 +455,4 @@ def test_an_approval_asked_in_one_process_is_answered_from_another_once(settings
     assert answers == [True]
     with pytest.raises(NotFound):
         page.answer(shown["id"], False)
-    assert b"click Save" not in all_bytes_under(settings.home)  # sealed like a run's detail
+    assert b"click Save" not in written()  # sealed like a run's detail

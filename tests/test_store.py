@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,6 @@ from teachd.config import Settings
 from teachd.errors import Conflict, InvalidSkill, KeyProblem, LimitExceeded, NotFound, UnsafePath
 from teachd.skills.approval import Approval
 from teachd.store import SkillContent, SkillStore, open_store
-from tests.conftest import all_bytes_under
 
 SECRET_WORDS = ("Quarterly-Zebra-Report", "Explain-Platypus-Steps", "Invisible-Okapi-Body",
                 "Hidden-Narwhal-File", "Marmot-Meta-Value")
@@ -73,11 +71,11 @@ def test_delete_removes_all_versions(store: SkillStore) -> None:
         store.delete("demo")
 
 
-def test_nothing_readable_is_stored_in_clear(store: SkillStore, settings: Settings) -> None:
+def test_nothing_readable_is_stored_in_clear(store: SkillStore, written) -> None:
     store.create("demo", content())
     store.update("demo", content(2))
     store.db.close()
-    raw = all_bytes_under(settings.home)
+    raw = written()
     for word in SECRET_WORDS:
         assert word.encode() not in raw, word
     assert b"demo" in raw  # the slug is clear text by design: proves we read the right files
@@ -109,14 +107,12 @@ def test_missing_key_for_existing_store_is_refused(settings: Settings) -> None:
     assert not settings.key_path.exists()
 
 
-def test_ciphertexts_cannot_be_swapped_between_versions(store: SkillStore, settings) -> None:
+def test_ciphertexts_cannot_be_swapped_between_versions(store: SkillStore) -> None:
     store.create("demo", content(1))
     store.update("demo", content(2))
-    conn = sqlite3.connect(settings.db_path)
-    v1 = conn.execute("SELECT name FROM skill_versions WHERE version = 1").fetchone()[0]
-    conn.execute("UPDATE skill_versions SET name = ? WHERE version = 2", (v1,))
-    conn.commit()
-    conn.close()
+    with store.db.atomic() as tx:  # someone with the database but not the key moves a ciphertext
+        v1 = tx.execute("SELECT name FROM skill_versions WHERE version = 1")[0]["name"]
+        tx.execute("UPDATE skill_versions SET name = ? WHERE version = 2", (v1,))
     with pytest.raises(KeyProblem, match="tampered"):
         store.version("demo", 2)
 
@@ -166,8 +162,8 @@ def test_bad_slug_and_duplicate_are_refused(store: SkillStore) -> None:
         store.create("demo", content())
 
 
-def _writer(home: str, n: int) -> None:
-    st = open_store(Settings(home=Path(home), owner="alice"))
+def _writer(home: str, n: int, db_url: str | None = None) -> None:
+    st = open_store(Settings(home=Path(home), owner="alice", db_url=db_url))
     for i in range(n):
         st.update("demo", lambda c, i=i: SkillContent(
             name=c.name, description=c.description,
@@ -177,7 +173,7 @@ def _writer(home: str, n: int) -> None:
 def test_parallel_writers_never_lose_a_version(store: SkillStore, settings: Settings) -> None:
     store.create("demo", content())
     ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_writer, args=(str(settings.home), 10)) for _ in range(4)]
+    procs = [ctx.Process(target=_writer, args=(str(settings.home), 10, settings.db_url)) for _ in range(4)]
     for p in procs:
         p.start()
     for p in procs:
@@ -198,3 +194,36 @@ def test_migrations_are_recorded_once(store: SkillStore, settings: Settings) -> 
     assert [r["name"] for r in rows] == [name for name, _ in MIGRATIONS]
     assert [name for name, _ in MIGRATIONS][:2] == ["0001_skills", "0002_runs_feedback_rules"]
     assert len({name for name, _ in MIGRATIONS}) == len(MIGRATIONS) >= 4
+
+
+def _click(home: str, db_url: str | None, run_id: str, outcome: str) -> None:
+    from teachd.runner.feedback import give_feedback
+    from teachd.store.runs import RunStore
+
+    give_feedback(RunStore(open_store(Settings(home=Path(home), owner="alice", db_url=db_url))), run_id, "demo",
+                  outcome, once=True)
+
+
+def test_twenty_concurrent_feedback_clicks_make_twenty_versions(store: SkillStore, settings: Settings) -> None:
+    from teachd.store.runs import RunStore
+
+    store.create("demo", content())
+    runs = RunStore(store)
+    ids = []
+    for _ in range(20):
+        ids.append(runs.new_run_id())
+        runs.start(ids[-1], {"demo": 1})
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_click, args=(str(settings.home), settings.db_url, rid,
+                                               "success" if i % 3 else "failure")) for i, rid in enumerate(ids)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    skill = store.get("demo")
+    assert skill.current_version == 21
+    assert [v.version for v in store.versions("demo")] == list(range(1, 22))
+    history = skill.current.instructions.split("## History", 1)[1]
+    assert sorted(rid for rid in ids if rid in history) == sorted(ids)  # no click lost
+    assert runs.outcome_counts("demo") == {1: {"success": 13, "failure": 7}}

@@ -140,6 +140,10 @@ class SkillStore:
 
     def _append(self, tx: Transaction, slug: str,
                 content: SkillContent | Callable[[SkillContent], SkillContent], note: str, now: str) -> int:
+        # Take the skill's row first: on PostgreSQL this row lock queues concurrent
+        # writers (SQLite's BEGIN IMMEDIATE already has), so versions stay linear.
+        tx.execute("UPDATE skills SET updated_at = updated_at WHERE owner = ? AND slug = ?",
+                   (self.owner, slug))
         rows = tx.execute("SELECT current_version FROM skills WHERE owner = ? AND slug = ?",
                           (self.owner, slug))
         if not rows:
