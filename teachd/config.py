@@ -6,6 +6,7 @@ edge and everything below gets what it needs from ``Settings``.
     TEACHD_HOME      state folder (key, database, recordings, config.yaml)
     TEACHD_OWNER     whose skills (default: the login name)
     TEACHD_DB_URL    a team store: postgresql://… (default: SQLite in TEACHD_HOME)
+    TEACHD_KEY       the store's key (64 hex digits), instead of TEACHD_HOME/key
     TEACHD_CHROMIUM  the Chromium to drive (default /usr/bin/chromium)
     DISPLAY          the X display a visible browser shows on
     TEACHD_SECRET_*  secrets for a replay (read when a step needs one)
@@ -38,6 +39,7 @@ class Settings:
     profiles: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     chromium: str | None = None
     display: str | None = None
+    key_env: str | None = field(default=None, repr=False)  # TEACHD_KEY: the key itself, instead of the file
     retention_days: float = 14.0  # raw recordings older than this are purged (the daemon, daily)
     skills_enabled: bool = True  # config.yaml skills.enabled: false → discovery loads nothing
     skill_levels: Mapping[str, Mapping[str, bool]] = field(default_factory=dict)  # skills.<provider>.<level>
@@ -76,6 +78,7 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
         include=tuple(str(g) for g in conf.get("include", []) or []),
         ignore=tuple(str(g) for g in conf.get("ignore", []) or []),
         profiles={str(k): tuple(str(s) for s in (v or [])) for k, v in (conf.get("profiles") or {}).items()},
+        key_env=env.get("TEACHD_KEY") or None,
         retention_days=_days(conf.get("retention_days", 14)),
         **_skills_switches(conf.get("skills")),
         chromium=env.get("TEACHD_CHROMIUM") or None,

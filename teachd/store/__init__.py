@@ -14,6 +14,7 @@ from teachd.store.crypto import Cipher, create_key, read_key
 from teachd.store.db import Database, SQLiteDatabase
 from teachd.store.migrations import MIGRATIONS
 from teachd.store.models import Skill, SkillContent, SkillVersion
+from teachd.store.rotation import recover
 from teachd.store.skills import SkillStore
 
 __all__ = ["Skill", "SkillContent", "SkillStore", "SkillVersion", "open_database", "open_store"]
@@ -30,6 +31,8 @@ def open_database(settings: Settings) -> Database:
 
 
 def _key_for(settings: Settings, store_exists: bool) -> bytes:
+    if settings.key_env:
+        return key_from_text(settings.key_env)
     if settings.key_path.exists():
         return read_key(settings.key_path)
     if store_exists:
@@ -46,4 +49,33 @@ def open_store(settings: Settings) -> SkillStore:
     db.migrate(MIGRATIONS)
     store_exists = bool(db.query("SELECT id FROM keycheck")) or (existed and not settings.db_url)
     key = _key_for(settings, store_exists)
-    return SkillStore(db, Cipher(key), settings.owner)
+    try:
+        return SkillStore(db, Cipher(key), settings.owner)
+    except KeyProblem:
+        # A rotation killed between its commit and the key swap: finish it.
+        if not settings.key_env and recover(db, settings.key_path, lambda c: _opens(db, c)):
+            return SkillStore(db, Cipher(read_key(settings.key_path)), settings.owner)
+        raise
+
+
+def _opens(db: Database, cipher: Cipher) -> bool:
+    rows = db.query("SELECT blob FROM keycheck WHERE id = 1")
+    try:
+        return bool(rows) and cipher.open("", "", 0, "keycheck", rows[0]["blob"]) is not None
+    except KeyProblem:
+        return False
+
+
+def key_from_text(text: str) -> bytes:
+    """TEACHD_KEY: the 32-byte key as 64 hex digits (or URL-safe base64)."""
+    import base64
+    import binascii
+
+    raw = text.strip()
+    try:
+        key = bytes.fromhex(raw) if len(raw) == 64 else base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4))
+    except (ValueError, binascii.Error):
+        raise KeyProblem("TEACHD_KEY is neither 64 hex digits nor base64") from None
+    if len(key) != 32:
+        raise KeyProblem("TEACHD_KEY must hold a 32-byte key")
+    return key
