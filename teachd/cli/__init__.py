@@ -35,7 +35,7 @@ def cli(ctx: click.Context, verbose: bool) -> None:
 
 
 def _register() -> None:
-    from teachd.cli import approvals, compile, demo, key, mcp, run, schedule, serve, skills, teach
+    from teachd.cli import approvals, compile, demo, key, mcp, profiles, run, schedule, serve, skills, teach
 
     cli.add_command(teach.teach)
     cli.add_command(compile.compile_)
@@ -48,6 +48,7 @@ def _register() -> None:
     cli.add_command(mcp.mcp)
     cli.add_command(schedule.schedule)
     cli.add_command(key.key)
+    cli.add_command(profiles.profiles)
 
 
 _register()

@@ -9,7 +9,6 @@ import sys
 import click
 
 from teachd.cli.app import App, json_option, pass_app
-from teachd.errors import NotFound
 
 
 @click.command("mcp")
@@ -41,13 +40,10 @@ def mcp(app: App, profile: str | None, headless: bool | None, step_timeout: floa
     from teachd.mcp.secrets import DaemonSource
     from teachd.mcp.server import TeachdMCP
     from teachd.mcp.session import services_for
+    from teachd.store.profiles import resolve_profile
     from teachd.store.runs import RunStore
 
-    bound = None
-    if profile is not None:
-        if profile not in app.settings.profiles:
-            raise NotFound(f"no profile {profile!r} in config.yaml")
-        bound = list(app.settings.profiles[profile])
+    bound = resolve_profile(app.settings, app.store, profile)
     services = services_for(RunStore(app.store), app.settings, profile=bound, headless=headless,
                             step_timeout=step_timeout, approval_timeout=approval_timeout,
                             where="in the environment of teachd mcp (the client's server config)",

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from teachd.cli.app import App, emit, json_option, parse_params, pass_app
-from teachd.errors import NotFound, PolicyStop
+from teachd.errors import PolicyStop
 
 if TYPE_CHECKING:
     from teachd.config import Settings
@@ -65,11 +65,9 @@ def run(app: App, slug: str, start_url: str | None, params: tuple[str, ...], hea
     from teachd.store.rules import RuleStore
 
     values = parse_params(params)
-    bound = None
-    if profile is not None:
-        if profile not in app.settings.profiles:
-            raise NotFound(f"no profile {profile!r} in config.yaml")
-        bound = list(app.settings.profiles[profile])
+    from teachd.store.profiles import resolve_profile
+
+    bound = resolve_profile(app.settings, app.store, profile)
     settings = app.settings
     opts = RunOptions(params=values, start_url=start_url, headless=headless, chromium=settings.chromium,
                       display=settings.display, environ=settings.environ, profile=bound,

@@ -20,6 +20,12 @@ def _store(app: App) -> Any:
     return ScheduleStore(app.store)
 
 
+def _profiles(app: App) -> set[str]:
+    from teachd.store.profiles import profile_names
+
+    return profile_names(app.settings, app.store)
+
+
 def _line(v: dict[str, Any]) -> str:
     what = "check" if v["kind"] == "check" else "run  "
     nxt = "paused" if v["paused"] else (v.get("next_run") or "when teachd serve picks it up")
@@ -53,7 +59,7 @@ def add(app: App, slug: str, cron: str | None, every: str | None, params: tuple[
     from teachd.schedule.specs import spec_from
 
     spec = spec_from(slug, cron=cron, every=every, params=parse_params(params), profile=profile, check=check,
-                     timeout=timeout, profiles=app.settings.profiles)
+                     timeout=timeout, profiles=_profiles(app))
     sid = _store(app).add(spec)
     emit(as_json, {"id": sid, "slug": slug, "kind": spec.kind, "when": spec.when},
          f"schedule {sid}: {spec.kind} {slug} {spec.when} (teachd serve runs it)")

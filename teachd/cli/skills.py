@@ -90,14 +90,16 @@ def show(app: App, slug: str, as_json: bool) -> None:
 
 
 @skills.command()
+@click.option("--profile", help="Exactly the skills this profile binds (teachd profiles, or config.yaml).")
 @json_option
 @pass_app
-def manifest(app: App, as_json: bool) -> None:
+def manifest(app: App, profile: str | None, as_json: bool) -> None:
     """What a run may load: slug, name and description of each enabled skill."""
-    items = [
-        {"slug": s.slug, "name": s.current.name, "description": s.current.description}
-        for s in app.store.all(enabled_only=True)
-    ]
+    from teachd.runner.session import manifest as manifest_of
+    from teachd.runner.session import visible_skills
+    from teachd.store.profiles import resolve_profile
+
+    items = manifest_of(visible_skills(app.store, resolve_profile(app.settings, app.store, profile)))
     emit(
         as_json,
         items,

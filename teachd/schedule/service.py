@@ -36,6 +36,7 @@ from teachd.schedule.specs import Spec, missed_note, trigger
 from teachd.server.secrets import SecretDesk, desk_secret
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.locks import FileLock
+from teachd.store.profiles import resolve_profile
 from teachd.store.rules import RuleStore
 from teachd.store.runs import RunStore
 from teachd.store.schedules import ScheduleStore, spec_of
@@ -188,11 +189,7 @@ class ScheduleService:
     def _run(self, schedules: ScheduleStore, view: dict[str, Any]) -> tuple[str, str | None, str]:
         store = schedules.skills
         runs = RunStore(store)
-        profile = None
-        if view["profile"]:
-            if view["profile"] not in self.settings.profiles:
-                return "failed", None, f"no profile {view['profile']!r} in config.yaml"
-            profile = list(self.settings.profiles[view["profile"]])
+        profile = resolve_profile(self.settings, store, view["profile"])
         s = self.settings
         opts = RunOptions(params=dict(view["params"]), headless=not s.display, chromium=s.chromium,
                           display=s.display, environ=s.environ, profile=profile,

@@ -22,6 +22,7 @@ from teachd.skills.approval import GATED_TOOLS
 from teachd.skills.edits import put_file, remove_file, set_approval
 from teachd.skills.exchange import Imported, export_envelope, export_md, from_envelope, from_skill_md
 from teachd.store.models import Skill
+from teachd.store.profiles import profile_names
 from teachd.store.schedules import ScheduleStore, spec_of
 
 
@@ -489,7 +490,7 @@ async def schedule_add(request: Request) -> JSONResponse:
     d = daemon(request)
     spec = spec_from(_text(data, "slug") or "", cron=_text(data, "cron"), every=_text(data, "every"),
                      params=params, profile=_text(data, "profile"), check=bool(data.get("check")),
-                     timeout=timeout, profiles=d.settings.profiles)
+                     timeout=timeout, profiles=profile_names(d.settings, d.store))
     sid = ScheduleStore(d.store).add(spec)
     d.schedules.sync_soon()
     return JSONResponse({"id": sid})

@@ -135,3 +135,20 @@ MIGRATIONS.append(
         """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0005_profiles",
+        # Assistant profiles: a name binding a subset of the owner's skills;
+        # a run, MCP session or schedule with the profile sees exactly those.
+        """
+        CREATE TABLE profiles (
+            owner TEXT NOT NULL,
+            name TEXT NOT NULL,
+            slug TEXT NOT NULL,
+            added_at TEXT NOT NULL,
+            PRIMARY KEY (owner, name, slug)
+        )
+        """,
+    )
+)
