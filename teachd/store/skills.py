@@ -54,11 +54,18 @@ class SkillStore:
 
     # -- reads -----------------------------------------------------------
     def all(self, enabled_only: bool = False) -> list[Skill]:
-        sql = "SELECT * FROM skills WHERE owner = ?"
+        """Every skill with its current revision, in one query (a manifest of
+        thousands is one round trip, on PostgreSQL too)."""
+        sql = ("SELECT s.slug, s.owner, s.enabled, s.current_version, s.created_at, s.updated_at, "
+               "v.version, v.created_at AS version_created_at, "
+               + ", ".join(f"v.{f}" for f in _ENCRYPTED)
+               + " FROM skills s JOIN skill_versions v ON v.owner = s.owner AND v.slug = s.slug"
+               " AND v.version = s.current_version WHERE s.owner = ?")
         if enabled_only:
-            sql += " AND enabled = 1"
-        rows = self.db.query(sql + " ORDER BY slug", (self.owner,))
-        return [self._skill(r) for r in rows]
+            sql += " AND s.enabled = 1"
+        rows = self.db.query(sql + " ORDER BY s.slug", (self.owner,))
+        return [self._skill(r, self._version({**r, "created_at": r["version_created_at"]}).content)
+                for r in rows]
 
     def exists(self, slug: str) -> bool:
         return bool(
@@ -266,8 +273,9 @@ class SkillStore:
             content=content,
         )
 
-    def _skill(self, row: Row) -> Skill:
-        current = self.version(row["slug"], int(row["current_version"])).content
+    def _skill(self, row: Row, current: SkillContent | None = None) -> Skill:
+        if current is None:
+            current = self.version(row["slug"], int(row["current_version"])).content
         return Skill(
             slug=row["slug"],
             owner=row["owner"],
