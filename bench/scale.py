@@ -52,8 +52,8 @@ def measure(store: SkillStore, n: int, calls: int) -> dict[str, tuple[float, flo
     out = {"manifest": percentiles(lambda: manifest(visible_skills(store, None)), calls),
            "load_skill": percentiles(lambda: store.load(f"skill-{n // 2:05d}").loaded(), calls)}
     counter = iter(range(10**9))
-    out["feedback"] = percentiles(lambda: give_feedback(runs, f"ext-{next(counter)}", "skill-00000", "success"),
-                                  min(calls, 30))
+    out["feedback"] = percentiles(
+        lambda: give_feedback(runs, f"ext-{next(counter)}", "skill-00000", "success"), min(calls, 30))
     return out
 
 
@@ -76,7 +76,8 @@ def main() -> None:
             for op in ("manifest", "load_skill", "feedback"):
                 s, p = results["sqlite"][op], results["postgresql"][op]
                 rows.append((n, op, s, p))
-    print(f"{'skills':>7} {'operation':<11} {'SQLite p50':>11} {'p99':>8} {'PostgreSQL p50':>15} {'p99':>8}  (ms)")
+    print(f"{'skills':>7} {'operation':<11} {'SQLite p50':>11} {'p99':>8} {'PostgreSQL p50':>15} "
+          f"{'p99':>8}  (ms)")
     for n, op, s, p in rows:
         print(f"{n:>7} {op:<11} {s[0]:>11.2f} {s[1]:>8.2f} {p[0]:>15.2f} {p[1]:>8.2f}")
 
