@@ -3,6 +3,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -170,15 +171,20 @@ def _writer(home: str, n: int, db_url: str | None = None) -> None:
             instructions=c.instructions + f"- {os.getpid()}:{i}\n"))
 
 
-def test_parallel_writers_never_lose_a_version(store: SkillStore, settings: Settings) -> None:
-    store.create("demo", content())
+def run_in_parallel(target: Any, arg_lists: list[tuple[Any, ...]]) -> None:
+    """Each call in a process of its own, all at once; every one must succeed."""
     ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_writer, args=(str(settings.home), 10, settings.db_url)) for _ in range(4)]
+    procs = [ctx.Process(target=target, args=args) for args in arg_lists]
     for p in procs:
         p.start()
     for p in procs:
         p.join(120)
         assert p.exitcode == 0
+
+
+def test_parallel_writers_never_lose_a_version(store: SkillStore, settings: Settings) -> None:
+    store.create("demo", content())
+    run_in_parallel(_writer, [(str(settings.home), 10, settings.db_url)] * 4)
     skill = store.get("demo")
     assert skill.current_version == 41
     assert [v.version for v in store.versions("demo")] == list(range(1, 42))
@@ -213,14 +219,8 @@ def test_twenty_concurrent_feedback_clicks_make_twenty_versions(store: SkillStor
     for _ in range(20):
         ids.append(runs.new_run_id())
         runs.start(ids[-1], {"demo": 1})
-    ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_click, args=(str(settings.home), settings.db_url, rid,
-                                               "success" if i % 3 else "failure")) for i, rid in enumerate(ids)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(120)
-        assert p.exitcode == 0
+    run_in_parallel(_click, [(str(settings.home), settings.db_url, rid, "success" if i % 3 else "failure")
+                             for i, rid in enumerate(ids)])
     skill = store.get("demo")
     assert skill.current_version == 21
     assert [v.version for v in store.versions("demo")] == list(range(1, 22))
