@@ -70,11 +70,7 @@ def add(app: App, slug: str, cron: str | None, every: str | None, params: tuple[
 @pass_app
 def list_(app: App, as_json: bool) -> None:
     """The schedules, with their next run time and last outcome."""
-    from teachd.schedule.jobstore import next_runs
-    from teachd.store.schedules import spec_of
-
-    nexts = next_runs(app.store.db)
-    views = [{**v, "when": spec_of(v).when, "next_run": nexts.get(v["id"])} for v in _store(app).all()]
+    views = _store(app).listed()
     emit(as_json, views, lambda: "\n".join(_line(v) for v in views) if views else "no schedules")
 
 

@@ -15,7 +15,6 @@ from starlette.routing import Route
 
 from teachd.errors import BadInput, Conflict, NotFound, PolicyStop
 from teachd.runner.feedback import OUTCOMES, give_feedback
-from teachd.schedule.jobstore import next_runs
 from teachd.schedule.specs import DEFAULT_TIMEOUT, spec_from
 from teachd.server.state import Daemon
 from teachd.skills.approval import GATED_TOOLS
@@ -23,7 +22,7 @@ from teachd.skills.edits import put_file, remove_file, set_approval
 from teachd.skills.exchange import Imported, export_envelope, export_md, from_envelope, from_skill_md
 from teachd.store.models import Skill
 from teachd.store.profiles import profile_names
-from teachd.store.schedules import ScheduleStore, spec_of
+from teachd.store.schedules import ScheduleStore
 
 
 def daemon(request: Request) -> Daemon:
@@ -450,9 +449,7 @@ async def secret_forget(request: Request) -> JSONResponse:
 
 
 def schedule_views(d: Daemon) -> list[dict[str, Any]]:
-    nexts = next_runs(d.store.db)
-    views = ScheduleStore(d.store).all()
-    return [{**v, "when": spec_of(v).when, "next_run": nexts.get(v["id"])} for v in views]
+    return ScheduleStore(d.store).listed()
 
 
 async def schedules_list(request: Request) -> JSONResponse:

@@ -96,6 +96,14 @@ class ScheduleStore:
         return {r["slug"]: {"ok": bool(r["ok"]), "checked_at": r["checked_at"], "step": r["step"],
                             "reason": r["reason"], "report": json.loads(r["report"])} for r in rows}
 
+    def listed(self) -> list[dict[str, Any]]:
+        """The schedules as the CLI and the Schedules page show them: when, and
+        the next run time the scheduler's own state holds."""
+        from teachd.schedule.jobstore import next_runs
+
+        nexts = next_runs(self.db)
+        return [{**v, "when": spec_of(v).when, "next_run": nexts.get(v["id"])} for v in self.all()]
+
     # -- rows ---------------------------------------------------------------
     def _view(self, r: dict[str, Any]) -> dict[str, Any]:
         sid = int(r["id"])
