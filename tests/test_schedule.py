@@ -272,7 +272,8 @@ def test_the_daemon_runs_a_schedule_that_waits_for_the_person_at_the_approvals_p
         with SampleApp(password=PASSWORD, port=port) as app:
             page.goto(daemon.url + "/schedules")
             shot(page, "schedules")
-            page.locator(f"tr[data-schedule='{run_sid}']").get_by_role("button", name="Run now").click()
+            with page.expect_navigation():  # the page reloads once the run is asked for
+                page.locator(f"tr[data-schedule='{run_sid}']").get_by_role("button", name="Run now").click()
             page.goto(daemon.url + "/approvals")
             for _ in range(3):  # open the page, type the e-mail, type the password: each asks first
                 allow = page.get_by_role("button", name="Allow once")
