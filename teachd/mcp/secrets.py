@@ -15,46 +15,13 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 import httpx
 
 from teachd.errors import PolicyStop
-from teachd.server.secrets import SecretDesk
+from teachd.server.secrets import Ticket
 
 DAEMON_FILE = "daemon.json"  # written by ``teachd serve`` while it runs: where it listens
-
-
-@dataclass(frozen=True)
-class Ticket:
-    id: str
-    url: str  # the page where the person types it
-
-
-class SecretSource(Protocol):
-    def ask(self, name: str, run_id: str, skills: list[str]) -> Ticket: ...
-
-    def take(self, ticket: Ticket, timeout: float, stopping: threading.Event) -> str | None: ...
-
-    def forget(self, ticket: Ticket) -> None: ...
-
-
-@dataclass
-class DeskSource:
-    """In the daemon: its own desk."""
-
-    desk: SecretDesk
-    base_url: str
-
-    def ask(self, name: str, run_id: str, skills: list[str]) -> Ticket:
-        asked = self.desk.ask(name, run_id, skills)
-        return Ticket(asked.id, self.base_url + f"/secrets/{asked.id}")
-
-    def take(self, ticket: Ticket, timeout: float, stopping: threading.Event) -> str | None:
-        return self.desk.take(ticket.id, timeout)  # the desk is closed with the daemon: it wakes then
-
-    def forget(self, ticket: Ticket) -> None:
-        self.desk.forget(ticket.id)
 
 
 @dataclass

@@ -22,13 +22,13 @@ from teachd.config import Settings
 from teachd.errors import BadInput, NotFound, PolicyStop, TeachdError
 from teachd.mcp.acts import SECRET, Act, by_ref_or_role, perform
 from teachd.mcp.approver import Caller, ClientApprover
-from teachd.mcp.secrets import SecretSource
 from teachd.mcp.worker import Browser, BrowserWorker
 from teachd.runner.feedback import give_feedback
 from teachd.runner.gate import Action, Gate
 from teachd.runner.replay import Halt, Replayer, plain
 from teachd.runner.run import RunOptions, prepare, replay
 from teachd.runner.session import RunSession
+from teachd.server.secrets import SecretSource, Ticket, wait_for_secret
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.rules import RuleStore
 from teachd.store.runs import RunStore
@@ -48,7 +48,6 @@ class Services:
     queue: ApprovalQueue
     settings: Settings
     opts: RunOptions  # browser, display, profile, step timeout
-    approval_timeout: float
     where: str  # where TEACHD_SECRET_<NAME> would be read, for the error that says it is missing
     secrets: SecretSource | None = None  # the daemon's secret page
     stopping: threading.Event = field(default_factory=threading.Event)  # the server is closing: stop waiting
@@ -63,7 +62,7 @@ class McpRun:
     def __init__(self, services: Services, client: str) -> None:
         self.services, self.client = services, client
         runs = services.runs
-        self.approver = ClientApprover(services.queue, services.approval_timeout, services.stopping)
+        self.approver = ClientApprover(services.queue, services.queue.timeout, services.stopping)
         self.gate = Gate(self.approver, saved_rules=RuleStore(runs.db, runs.owner).tools())
         self.session = RunSession(runs.skills, self.gate, services.opts.profile)
         self.session.auto_load()
@@ -119,10 +118,7 @@ class McpRun:
             page = str(act.url) if act.action == "goto" else b.page.url
             what = act.describe(found)
             record.update(page=page, target=what)
-            outside = self._outside_scope(page)
-            if outside:
-                self.gate.check(Action(TOOL, what, page), reason=outside)
-            self.gate.check(Action(TOOL, what, page))
+            self.gate.guard(Action(TOOL, what, page), self._outside_scope(page))
             values = {name: self.secret(name) for name in SECRET.findall(act.text or "")}  # before typing
             result = perform(b, act, target, values.__getitem__, self.services.opts.step_timeout, what)
             record["status"] = "done"
@@ -217,26 +213,24 @@ class McpRun:
         hint = f"set {var} {self.services.where}, or type it on the secret page of teachd serve"
         if source is None:
             raise PolicyStop(f"the secret {name!r} is needed: {hint}")
-        try:
-            ticket = source.ask(name, self.run_id, sorted(self.gate.loaded))
-        except TeachdError as exc:
-            raise PolicyStop(f"the secret {name!r} is needed: {hint} ({exc})") from None
-        caller, timeout = self.approver.caller, self.services.approval_timeout
+        caller, timeout = self.approver.caller, self.services.queue.timeout
         message = f"teachd needs the secret {name!r}: type it on this page (it is never stored)"
-        try:
+
+        def send_there(ticket: Ticket) -> None:
             if caller is not None and caller.can_open_url():
                 answer = caller.run(caller.ctx.elicit_url(message, ticket.url, ticket.id), timeout)
                 if answer.action != "accept":
                     raise PolicyStop(f"the secret {name!r} was not given; nothing was typed")
             elif caller is not None:
                 caller.progress(0, None, f"{message}: {ticket.url}")
-            value = source.take(ticket, timeout, self.services.stopping)
+
+        try:
+            ticket, value = wait_for_secret(source, name, self.run_id, sorted(self.gate.loaded), timeout,
+                                            self.services.stopping, send_there)
         except PolicyStop:
             raise
-        except Exception:  # no answer in time, or the client went away: nothing was given
-            value = None
-        finally:
-            source.forget(ticket)
+        except TeachdError as exc:  # the page could not be asked (no daemon, say)
+            raise PolicyStop(f"the secret {name!r} is needed: {hint} ({exc})") from None
         if not value:
             raise PolicyStop(f"the secret {name!r} was not typed in time on {ticket.url}; nothing was typed")
         return value
@@ -276,5 +270,5 @@ def services_for(runs: RunStore, settings: Settings, *, profile: list[str] | Non
     shown = bool(settings.display) if headless is None else not headless
     opts = RunOptions(headless=not shown, chromium=settings.chromium, display=settings.display,
                       environ=settings.environ, profile=profile, step_timeout=step_timeout)
-    return Services(runs, queue or ApprovalQueue(runs.skills, approval_timeout), settings, opts,
-                    approval_timeout, where, secrets)
+    queue = queue or ApprovalQueue(runs.skills, approval_timeout)  # the daemon passes its own
+    return Services(runs, queue, settings, opts, where, secrets)

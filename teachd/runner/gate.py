@@ -120,6 +120,13 @@ class Gate:
     def requiring(self, tool: str) -> tuple[str, ...]:
         return tuple(sorted(s for s, a in self.loaded.items() if tool in a.gated))
 
+    def guard(self, action: Action, outside: str | None = None) -> None:
+        """An action on a page: outside the allowed scope (``outside`` says
+        why) it asks first, whatever else holds; then the skills' own gate."""
+        if outside:
+            self.check(action, reason=outside)
+        self.check(action)
+
     def check(self, action: Action, reason: str | None = None) -> None:
         """Return when the action may go ahead; raise PolicyStop otherwise."""
         skills = self.requiring(action.tool)

@@ -222,11 +222,10 @@ class Replayer:
 
     # -- guards -------------------------------------------------------------
     def _guard(self, n: int, what: str, url: str) -> None:
+        outside = None
         if self.proc.scope and not in_scope(url, self.proc.scope):
-            self.gate.check(Action("computer_act", what, url, n),
-                            reason=f"{url} is outside the skill's allowed scope "
-                                   f"({' '.join(self.proc.scope)})")
-        self.gate.check(Action("computer_act", what, url, n))
+            outside = f"{url} is outside the skill's allowed scope ({' '.join(self.proc.scope)})"
+        self.gate.guard(Action("computer_act", what, url, n), outside)
 
     def _wait_url(self, n: int, step: PlanStep, before: str) -> None:
         expect_ = step.expect or {}

@@ -28,16 +28,15 @@ from apscheduler.triggers.cron import CronTrigger
 from compiler.plan import Procedure
 from teachd.config import Settings
 from teachd.errors import NotFound, as_teachd_error
-from teachd.runner.gate import PageApprover
-from teachd.runner.run import RunOptions, open_chromium, run_skill
+from teachd.runner.run import RunOptions, open_chromium
 from teachd.schedule.health import probe
 from teachd.schedule.jobstore import FIRE_REF, DatabaseJobStore, job_id
 from teachd.schedule.specs import Spec, missed_note, trigger
-from teachd.server.secrets import SecretDesk, desk_secret
+from teachd.server.jobs import run_on_the_page
+from teachd.server.secrets import SecretDesk
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.locks import FileLock
 from teachd.store.profiles import resolve_profile
-from teachd.store.rules import RuleStore
 from teachd.store.runs import RunStore
 from teachd.store.schedules import ScheduleStore, spec_of
 from teachd.store.skills import SkillStore
@@ -188,21 +187,10 @@ class ScheduleService:
 
     def _run(self, schedules: ScheduleStore, view: dict[str, Any]) -> tuple[str, str | None, str]:
         store = schedules.skills
-        runs = RunStore(store)
-        profile = resolve_profile(self.settings, store, view["profile"])
-        s = self.settings
-        opts = RunOptions(params=dict(view["params"]), headless=not s.display, chromium=s.chromium,
-                          display=s.display, environ=s.environ, profile=profile,
-                          origin=f"schedule {view['id']}")
-        approver = PageApprover(self.approvals, f"schedule-{view['id']}", timeout=float(view["timeout_s"]))
-        secret = desk_secret(s.secret_from_env, self.desk, lambda: approver.run_id, [view["slug"]],
-                             float(view["timeout_s"]))
-
-        def started(run_id: str) -> None:
-            approver.run_id = run_id
-
-        rules = RuleStore(store.db, store.owner).tools()
-        outcome = run_skill(runs, rules, view["slug"], approver, secret, opts, on_start=started)
+        outcome = run_on_the_page(RunStore(store), self.settings, self.approvals, self.desk, view["slug"],
+                                  dict(view["params"]), label=f"schedule-{view['id']}",
+                                  origin=f"schedule {view['id']}", timeout=float(view["timeout_s"]),
+                                  profile=resolve_profile(self.settings, store, view["profile"]))
         label = outcome.status
         if outcome.status == "aborted" and outcome.message.startswith("not approved"):
             label = "not approved"

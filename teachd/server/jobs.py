@@ -15,12 +15,31 @@ from compiler.names import describe
 from teachd.config import Settings
 from teachd.errors import BadInput, Conflict, NotFound
 from teachd.runner.gate import PageApprover
-from teachd.runner.run import RunOptions, run_skill
+from teachd.runner.run import RunOptions, RunOutcome, run_skill
 from teachd.server.secrets import SecretDesk, desk_secret
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.rules import RuleStore
 from teachd.store.runs import RunStore
 from teachd.teach.process import TeachProcess
+
+
+def run_on_the_page(runs: RunStore, settings: Settings, approvals: ApprovalQueue, desk: SecretDesk, slug: str,
+                    params: dict[str, str], *, label: str, origin: str, timeout: float,
+                    start_url: str | None = None, profile: list[str] | None = None) -> RunOutcome:
+    """A replay the daemon runs (from the Runs page, or on a schedule): an
+    ordinary recorded run whose approvals and secrets wait on the Approvals
+    page for ``timeout`` seconds; ``label`` names it there until it has a run id."""
+    opts = RunOptions(params=params, start_url=start_url, headless=not settings.display,
+                      chromium=settings.chromium, display=settings.display, environ=settings.environ,
+                      profile=profile, origin=origin)
+    approver = PageApprover(approvals, label, timeout=timeout)
+    secret = desk_secret(settings.secret_from_env, desk, lambda: approver.run_id, [slug], timeout)
+
+    def started(run_id: str) -> None:
+        approver.run_id = run_id
+
+    rules = RuleStore(runs.db, runs.owner).tools()
+    return run_skill(runs, rules, slug, approver, secret, opts, on_start=started)
 
 
 class Runs:
@@ -35,22 +54,11 @@ class Runs:
     def start(self, slug: str, params: dict[str, str], start_url: str | None = None) -> str:
         self.runs.skills.load(slug)  # a missing or disabled skill is refused now, not in the thread
         job = f"job-{len(self._threads) + 1}-{int(time.time())}"
-        settings = self.settings
-        opts = RunOptions(params=params, start_url=start_url, headless=not settings.display,
-                          chromium=settings.chromium, display=settings.display, environ=settings.environ,
-                          origin="web UI")
 
         def work() -> None:
-            rules = RuleStore(self.runs.db, self.runs.owner).tools()
-            approver = PageApprover(self.approvals, job)  # named by its run id once it has one
-            secret = desk_secret(settings.secret_from_env, self.desk, lambda: approver.run_id, [slug],
-                                 self.approvals.timeout)
-
-            def started(run_id: str) -> None:
-                approver.run_id = run_id
-
             with contextlib.suppress(Exception):  # the run's own record says what went wrong
-                run_skill(self.runs, rules, slug, approver, secret, opts, on_start=started)
+                run_on_the_page(self.runs, self.settings, self.approvals, self.desk, slug, params, label=job,
+                                origin="web UI", timeout=self.approvals.timeout, start_url=start_url)
 
         thread = threading.Thread(target=work, name=job, daemon=True)
         self._threads[job] = thread

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from teachd.errors import BadInput, NotFound, PolicyStop
 
@@ -94,6 +94,58 @@ class SecretDesk:
             item.done.set()
 
 
+@dataclass(frozen=True)
+class Ticket:
+    id: str
+    url: str  # the page where the person types it
+
+
+class SecretSource(Protocol):
+    def ask(self, name: str, run_id: str, skills: list[str]) -> Ticket: ...
+
+    def take(self, ticket: Ticket, timeout: float, stopping: threading.Event) -> str | None: ...
+
+    def forget(self, ticket: Ticket) -> None: ...
+
+
+@dataclass
+class DeskSource:
+    """In the daemon: its own desk."""
+
+    desk: SecretDesk
+    base_url: str
+
+    def ask(self, name: str, run_id: str, skills: list[str]) -> Ticket:
+        asked = self.desk.ask(name, run_id, skills)
+        return Ticket(asked.id, self.base_url + f"/secrets/{asked.id}")
+
+    def take(self, ticket: Ticket, timeout: float, stopping: threading.Event) -> str | None:
+        return self.desk.take(ticket.id, timeout)  # the desk is closed with the daemon: it wakes then
+
+    def forget(self, ticket: Ticket) -> None:
+        self.desk.forget(ticket.id)
+
+
+def wait_for_secret(source: SecretSource, name: str, run_id: str, skills: list[str], timeout: float,
+                    stopping: threading.Event, before: Callable[[Ticket], None] | None = None,
+                    ) -> tuple[Ticket, str | None]:
+    """Ask for a secret on the secret page and wait for it: the ticket, and
+    the typed value — None when nothing came in time. ``before`` (sending
+    the person to the page) may refuse with PolicyStop. The request is
+    forgotten either way."""
+    ticket = source.ask(name, run_id, skills)
+    try:
+        if before is not None:
+            before(ticket)
+        return ticket, source.take(ticket, timeout, stopping) or None
+    except PolicyStop:
+        raise
+    except Exception:  # no answer in time, or the asker's client went away: nothing was given
+        return ticket, None
+    finally:
+        source.forget(ticket)
+
+
 def desk_secret(environ_secret: Callable[[str], tuple[str, str | None]], desk: SecretDesk,
                 run_id: Callable[[], str], skills: list[str], timeout: float) -> Callable[[str], str]:
     """A replay's secrets, for runs the daemon starts (from the Runs page, or
@@ -105,11 +157,8 @@ def desk_secret(environ_secret: Callable[[str], tuple[str, str | None]], desk: S
         var, value = environ_secret(name)
         if value:
             return value
-        asked = desk.ask(name, run_id(), skills)
-        try:
-            typed = desk.take(asked.id, timeout)
-        finally:
-            desk.forget(asked.id)
+        _ticket, typed = wait_for_secret(DeskSource(desk, ""), name, run_id(), skills, timeout,
+                                         threading.Event())  # the desk wakes its waiters when it closes
         if not typed:
             raise PolicyStop(f"the secret {name!r} was not typed in time on the Approvals page "
                              f"(or set {var})")

@@ -60,12 +60,11 @@ class Daemon:
         from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
         from mcp.server.transport_security import TransportSecuritySettings
 
-        from teachd.mcp.secrets import DeskSource
         from teachd.mcp.server import TeachdMCP
         from teachd.mcp.session import services_for
+        from teachd.server.secrets import DeskSource
 
-        server = TeachdMCP(services_for(self.runs, self.settings, approval_timeout=self.approvals.timeout,
-                                        where="where teachd serve runs",
+        server = TeachdMCP(services_for(self.runs, self.settings, where="where teachd serve runs",
                                         secrets=DeskSource(self.secrets, base_url), queue=self.approvals))
         security = TransportSecuritySettings(allowed_hosts=sorted(hosts), allowed_origins=[])
         server.streamable_http_app(transport_security=security)  # makes its session manager
