@@ -69,7 +69,6 @@ class ClientApprover:
         self.queue, self.timeout, self.stopping = queue, timeout, stopping
         self.run_id = ""
         self.caller: Caller | None = None  # set for each tool call by the session
-        self.asked_on_page = 0
 
     def ask(self, request: Request) -> Answer:
         caller = self.caller
@@ -87,7 +86,6 @@ class ClientApprover:
                 return Answer(request.id, False)
         if self.stopping.is_set():
             return Answer(request.id, False)
-        self.asked_on_page += 1
         if caller is not None:
             caller.progress(0, None, "waiting for approval on the teachd Approvals page: "
                                      + request.describe())

@@ -39,11 +39,6 @@ class StepCheck:
     detail: str = ""
     via: list[str] = field(default_factory=list)
 
-    def line(self) -> str:
-        how = f" by {', '.join(self.via)}" if self.via else ""
-        detail = f" ({self.detail})" if self.detail else ""
-        return f"step {self.n}: {self.target} — {self.status}{how}{detail}"
-
 
 @dataclass
 class Report:
