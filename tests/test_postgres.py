@@ -72,7 +72,7 @@ def test_two_daemons_on_one_postgresql_run_each_job_once_and_one_takes_over(
         leader = next(i for i, a in enumerate(apis) if a.get("/api/scheduler").json()["leading"])
         with SampleApp(password=PASSWORD, port=port) as app, PersonAtTheDaemon(apis[1 - leader], [], {}):
             for n, api in enumerate(apis, 1):  # "run now" through each daemon: the leader runs it, once
-                api.post(f"/api/schedules/{sid}/run")
+                assert api.post(f"/api/schedules/{sid}/run").status_code == 200
                 wait_for(lambda n=n: len(app.state.reports) == n, 120)
             wait_for(lambda: all(r["status"] != "running" for r in RunStore(store).recent()), 60)
             assert len(app.state.reports) == 2 and len(RunStore(store).recent()) == 2
@@ -80,7 +80,7 @@ def test_two_daemons_on_one_postgresql_run_each_job_once_and_one_takes_over(
             daemons[leader].proc.wait(30)
             other = apis[1 - leader]
             wait_for(lambda: other.get("/api/scheduler").json()["leading"], 30)
-            other.post(f"/api/schedules/{sid}/run")
+            assert other.post(f"/api/schedules/{sid}/run").status_code == 200
             wait_for(lambda: len(app.state.reports) == 3, 120)
             runs = wait_for(lambda: (rs := RunStore(store).recent()) and
                             all(r["status"] != "running" for r in rs) and rs, 60)

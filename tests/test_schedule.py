@@ -297,7 +297,7 @@ def test_the_daemon_runs_a_schedule_that_waits_for_the_person_at_the_approvals_p
         run_id = next(s for s in api.get("/api/schedules").json() if s["id"] == run_sid)["last_run_id"]
         assert page.locator(f".chip[data-run='{run_id}']").count() == 1  # its feedback chip, one click away
         with SampleApp(password=PASSWORD, port=port, variant=Variant(signin_removed=True)) as drifted:
-            api.post(f"/api/schedules/{check_sid}/run")
+            assert api.post(f"/api/schedules/{check_sid}/run").status_code == 200
             outcome = wait_for(lambda: next(s for s in api.get("/api/schedules").json()
                                             if s["id"] == check_sid)["last_outcome"], 60)
             assert drifted.state.clicked() == [] and not drifted.state.sessions

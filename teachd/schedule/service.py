@@ -88,10 +88,12 @@ class ScheduleService:
         while not self._stop.is_set():
             try:
                 if not self.leading and self.leader.try_acquire():
-                    self.scheduler.start()
+                    if not self.scheduler.running:  # a first sync that failed is tried again
+                        self.scheduler.start()
+                    self.sync()  # the jobs exist before this daemon says it leads (Run now needs them)
                     self.leading = True
                     log.info("this daemon runs the scheduled jobs")
-                if self.leading:
+                elif self.leading:
                     self.sync()
             except Exception:  # a passing database error: try again at the next look
                 log.exception("the scheduler could not look at its schedules")
