@@ -35,7 +35,20 @@ def cli(ctx: click.Context, verbose: bool) -> None:
 
 
 def _register() -> None:
-    from teachd.cli import approvals, compile, demo, key, mcp, profiles, run, schedule, serve, skills, teach
+    from teachd.cli import (
+        approvals,
+        compile,
+        demo,
+        key,
+        mcp,
+        people,
+        profiles,
+        run,
+        schedule,
+        serve,
+        skills,
+        teach,
+    )
 
     cli.add_command(teach.teach)
     cli.add_command(compile.compile_)
@@ -49,6 +62,8 @@ def _register() -> None:
     cli.add_command(schedule.schedule)
     cli.add_command(key.key)
     cli.add_command(profiles.profiles)
+    cli.add_command(people.users)
+    cli.add_command(people.groups)
 
 
 _register()

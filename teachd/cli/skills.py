@@ -35,18 +35,19 @@ def skills() -> None:
 def _row(skill: Skill, health: dict[str, Any] | None = None) -> str:
     state = "enabled " if skill.enabled else "disabled"
     attention = f"  NEEDS ATTENTION: {health['reason']}" if health and not health["ok"] else ""
-    return f"{skill.slug:<40} v{skill.current_version:<4} {state} {skill.current.name}{attention}"
+    shared = "" if skill.access == "own" else f"  (shared by {skill.owner}: {skill.access})"
+    return f"{skill.slug:<40} v{skill.current_version:<4} {state} {skill.current.name}{shared}{attention}"
 
 
 @skills.command("list")
 @json_option
 @pass_app
 def list_(app: App, as_json: bool) -> None:
-    """List the owner's skills in the store, enabled or not (and any that a
-    health check found needing attention)."""
+    """List the owner's skills in the store, enabled or not, then those shared
+    with them (and any that a health check found needing attention)."""
     from teachd.store.schedules import ScheduleStore
 
-    items = app.store.all()
+    items = app.store.all(shared=True)
     health = ScheduleStore(app.store).health()
     emit(
         as_json,
@@ -65,12 +66,16 @@ def _brief(h: dict[str, Any] | None) -> dict[str, Any] | None:
 @pass_app
 def show(app: App, slug: str, as_json: bool) -> None:
     """Show a skill's details: version, state, approval, files."""
+    from teachd.store.grants import GrantStore
+
     skill = app.store.get(slug)
     c = skill.current
+    grants = GrantStore(app.store).of(slug) if skill.access == "own" else []
     data = skill.summary() | {
         "approval": c.approval.to_dict(),
         "files": sorted(c.files),
         "metadata": c.metadata,
+        "shared_with": grants,
     }
 
     def text() -> str:
@@ -84,6 +89,10 @@ def show(app: App, slug: str, as_json: bool) -> None:
             f"approval:    {gate}",
             f"files:       {', '.join(sorted(c.files)) or '-'}",
         ]
+        if skill.access != "own":
+            lines.append(f"owner:       {skill.owner} (shared with you to {skill.access})")
+        elif grants:
+            lines.append(f"shared with: {', '.join(g['with'] + ' (' + g['can'] + ')' for g in grants)}")
         return "\n".join(lines)
 
     emit(as_json, data, text)
@@ -416,3 +425,39 @@ def approval(app: App, slug: str, always_ask: bool | None, tools: tuple[str, ...
     emit(as_json, {**skill.summary(), "approval": a.to_dict()},
          f"{slug} v{skill.current_version}: always ask {'on' if a.always_ask else 'off'} for "
          f"{', '.join(sorted(a.gated)) or 'nothing'}")
+
+
+def _grantee_option() -> Any:
+    return click.option("--with", "grantee", required=True, metavar="USER|@GROUP",
+                        help="A person (teachd users list) or a group, as @NAME (teachd groups list).")
+
+
+@skills.command()
+@slug_arg
+@_grantee_option()
+@click.option("--can", type=click.Choice(["use", "edit"]), default="use", show_default=True,
+              help="use: see it in manifests, load and replay it; "
+                   "edit: also make new versions (feedback too).")
+@json_option
+@pass_app
+def share(app: App, slug: str, grantee: str, can: str, as_json: bool) -> None:
+    """Share your skill SLUG with a person or @GROUP (sharing again changes --can)."""
+    from teachd.store.grants import GrantStore
+
+    grants = GrantStore(app.store).share(slug, grantee, can)
+    emit(as_json, {"slug": slug, "shared_with": grants},
+         f"{slug} shared with: {', '.join(g['with'] + ' (' + g['can'] + ')' for g in grants)}")
+
+
+@skills.command()
+@slug_arg
+@_grantee_option()
+@json_option
+@pass_app
+def unshare(app: App, slug: str, grantee: str, as_json: bool) -> None:
+    """Take a grant back: SLUG leaves the person's (or group's) manifests at once."""
+    from teachd.store.grants import GrantStore
+
+    grants = GrantStore(app.store).unshare(slug, grantee)
+    emit(as_json, {"slug": slug, "shared_with": grants},
+         f"{slug} shared with: {', '.join(g['with'] + ' (' + g['can'] + ')' for g in grants) or 'no one'}")

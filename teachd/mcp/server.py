@@ -2,8 +2,11 @@
 
 One server per process (``teachd mcp`` on stdio, or ``/mcp`` on the
 daemon); one ``McpRun`` per MCP session. On stdio the process is the
-session. Over HTTP a session is the transport's ``Mcp-Session-Id``; a
-client of the sessionless 2026 protocol shares one run per daemon.
+session, and its person the CLI's owner. Over HTTP a session is the
+transport's ``Mcp-Session-Id`` *and* the person whose bearer token came with
+the request (the daemon's guard says who): each person sees their own
+skills and those shared with them, and asks on their own Approvals page. A
+client of the sessionless 2026 protocol shares one run per person.
 
 Tool names and arguments are the contract of DESIGN §3.7. A refused or
 failed call is a tool error (``isError``) whose text says why; nothing
@@ -13,6 +16,8 @@ else on the page happened.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any, Literal
 from urllib.parse import unquote
 
@@ -62,6 +67,7 @@ While a loaded skill requires approval, each call asks the person first
 the loaded taught skills' allowed sites."""
 
 SKILL_URI = "skill://"
+_PERSON: ContextVar[str | None] = ContextVar("teachd_mcp_person", default=None)  # the request's, over HTTP
 
 
 def _error(exc: Exception) -> ToolError:
@@ -69,45 +75,70 @@ def _error(exc: Exception) -> ToolError:
 
 
 class TeachdMCP(MCPServer):
-    def __init__(self, services: Services) -> None:
+    def __init__(self, services: Services, for_person: Callable[[str], Services] | None = None) -> None:
+        """``services`` are the owner's; ``for_person`` makes another person's
+        (the daemon's ``/mcp``, where each request's token says who)."""
         super().__init__(name="teachd", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
-        self.services = services
+        self.services, self.for_person = services, for_person
         self.streamable_http_asgi: Any = None  # set where it is served over HTTP (the daemon)
-        self._runs: dict[str, McpRun] = {}
+        self._runs: dict[tuple[str, str], McpRun] = {}
+        self._people: dict[str, Services] = {}
         self._lock = threading.Lock()
         self.middleware.append(self._start_on_initialize)
         self._register_tools()
 
     # -- sessions -----------------------------------------------------------
+    def services_of(self, person: str | None) -> Services:
+        if person is None or self.for_person is None or person == self.services.runs.owner:
+            return self.services
+        with self._lock:
+            if person not in self._people:
+                self._people[person] = self.for_person(person)
+            return self._people[person]
+
+    def current(self) -> Services:
+        """The services of the person this request is from."""
+        return self.services_of(_PERSON.get())
+
     def run_for(self, ctx: Any) -> McpRun:
-        key = _session_key(ctx)
+        person = _person(ctx)
+        key = (person or "", _session_key(ctx))  # a session id is one person's: another's token gets its own
+        services = self.services_of(person)
         with self._lock:
             run = self._runs.get(key)
             if run is None or run.closed:
-                run = self._runs[key] = McpRun(self.services, _client_name(ctx))
+                run = self._runs[key] = McpRun(services, _client_name(ctx))
             return run
 
     async def _start_on_initialize(self, ctx: Any, call_next: Any) -> Any:
-        """At initialize the session's run starts: its skills load, their
-        approvals hold from the first call. (Over HTTP the session id comes
-        with the answer, so there the first call starts it.)"""
-        result = await call_next(ctx)
+        """Every request answers as its person. At initialize the session's
+        run starts: its skills load, their approvals hold from the first call.
+        (Over HTTP the session id comes with the answer, so there the first
+        call starts it.)"""
+        token = _PERSON.set(_person(ctx))
+        try:
+            result = await call_next(ctx)
+        finally:
+            _PERSON.reset(token)
         if ctx.method == "initialize" and ctx.request is None:
             self.run_for(ctx)
         return result
 
     def close(self) -> list[str]:
         """End every session's run; returns their ids."""
-        self.services.stop()
         with self._lock:
+            everyone = [self.services, *self._people.values()]
             runs, self._runs = list(self._runs.values()), {}
+        for services in everyone:
+            services.stop()
         for run in runs:
             run.close()
         return [run.run_id for run in runs]
 
     def visible(self) -> list[Skill]:
-        """What this server's sessions may see (the manifest, resources, prompts)."""
-        return visible_skills(self.services.runs.skills, self.services.opts.profile)
+        """What this request's person may see (the manifest, resources, prompts)."""
+        services = self.current()
+        return visible_skills(services.runs.skills, services.opts.profile)
 
     # -- tools --------------------------------------------------------------
     async def list_tools(self) -> list[MCPTool]:
@@ -209,10 +240,11 @@ class TeachdMCP(MCPServer):
             raise ResourceNotFoundError(f"unknown resource {text}: teachd serves skill://slug[/path]")
         slug, _, raw = unquote(text[len(SKILL_URI):]).partition("/")
         try:
-            profile = self.services.opts.profile
+            services = self.current()
+            profile = services.opts.profile
             if profile is not None and slug not in profile:
                 raise NotFound(f"skill {slug!r} is not bound to this session's profile")
-            skill = self.services.runs.skills.load(slug)
+            skill = services.runs.skills.load(slug)
             if not raw:
                 return [ReadResourceContents(export_md(skill), "text/markdown")]
             path = check_relpath(raw)
@@ -281,11 +313,22 @@ def _session_key(ctx: Any) -> str:
     return (headers or {}).get("mcp-session-id") or "default"
 
 
-def _headers(ctx: Any) -> Any:
+def _request(ctx: Any) -> Any:
     request = getattr(ctx, "request", None)
     if request is None and hasattr(ctx, "request_context"):
         request = getattr(ctx.request_context, "request", None)
-    return getattr(request, "headers", None)
+    return request
+
+
+def _headers(ctx: Any) -> Any:
+    return getattr(_request(ctx), "headers", None)
+
+
+def _person(ctx: Any) -> str | None:
+    """Over HTTP, the person the daemon's guard found for the bearer token; None on stdio."""
+    scope = getattr(_request(ctx), "scope", None) or {}
+    person = (scope.get("state") or {}).get("user")
+    return str(person) if person else None
 
 
 def _client_name(ctx: Any) -> str:

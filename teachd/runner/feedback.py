@@ -43,9 +43,10 @@ def give_feedback(runs: RunStore, run_ref: str, slug: str, outcome: str, note: s
         raise NotFound(f"run {run_ref} did not load skill {slug!r}")
     now = runs.clock()
     date = now.strftime("%Y-%m-%d")
+    owner, _can = runs.skills.access(slug)  # a shared skill: the click goes on its owner's versions
 
     def record(tx: Any, new_version: int) -> None:
-        runs.record_feedback(tx, slug, ran_version or new_version - 1, run_ref, outcome, now)
+        runs.record_feedback(tx, slug, ran_version or new_version - 1, run_ref, outcome, now, owner)
 
     def edit(current: SkillContent) -> SkillContent:
         if once and slug in runs.feedback_given(run_ref):

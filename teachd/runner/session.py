@@ -25,8 +25,9 @@ def manifest(skills: Sequence[Skill]) -> list[dict[str, str]]:
 
 
 def visible_skills(store: SkillStore, profile: Sequence[str] | None) -> list[Skill]:
-    """The enabled skills a run may load: all of them, or a profile's."""
-    return [s for s in store.all(enabled_only=True) if profile is None or s.slug in profile]
+    """The enabled skills a run may load — the owner's and those shared with
+    them — or exactly a profile's."""
+    return [s for s in store.all(enabled_only=True, shared=True) if profile is None or s.slug in profile]
 
 
 class RunSession:
@@ -42,13 +43,14 @@ class RunSession:
         return manifest(visible_skills(self.store, self.profile))
 
     def auto_load(self) -> list[str]:
-        """A run that uses the computer loads the owner's enabled taught skills
-        (with a profile: only the skills it binds)."""
-        for s in self.store.all(enabled_only=True):
+        """A run that uses the computer loads the owner's own enabled taught
+        skills — never one merely shared with them — or, with a profile,
+        exactly the skills it binds."""
+        for s in self.store.all(enabled_only=True, shared=self.profile is not None):
             if self.profile is not None:
                 if s.slug in self.profile:
                     self._take(s)
-            elif s.is_taught:
+            elif s.is_taught and s.access == "own":
                 self._take(s)
         return sorted(self.loaded)
 

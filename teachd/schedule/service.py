@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -61,6 +62,8 @@ class ScheduleService:
             job_defaults={"coalesce": True, "misfire_grace_time": None, "max_instances": 1},
             timezone=timezone)
         self.leading = False
+        # Where another person's scheduled run asks (their Approvals page); the daemon sets it.
+        self.asker: Callable[[str], tuple[ApprovalQueue, SecretDesk]] | None = None
         self._stop, self._nudge = threading.Event(), threading.Event()
         self._watch: threading.Thread | None = None
 
@@ -189,7 +192,10 @@ class ScheduleService:
 
     def _run(self, schedules: ScheduleStore, view: dict[str, Any]) -> tuple[str, str | None, str]:
         store = schedules.skills
-        outcome = run_on_the_page(RunStore(store), self.settings, self.approvals, self.desk, view["slug"],
+        approvals, desk = self.approvals, self.desk
+        if store.owner != self.store.owner and self.asker is not None:
+            approvals, desk = self.asker(store.owner)
+        outcome = run_on_the_page(RunStore(store), self.settings, approvals, desk, view["slug"],
                                   dict(view["params"]), label=f"schedule-{view['id']}",
                                   origin=f"schedule {view['id']}", timeout=float(view["timeout_s"]),
                                   profile=resolve_profile(self.settings, store, view["profile"]))
@@ -214,4 +220,4 @@ class ScheduleService:
     def _store(self, owner: str) -> SkillStore:
         if owner == self.store.owner:
             return self.store
-        return SkillStore(self.store.db, self.store.cipher, owner)
+        return self.store.as_person(owner)

@@ -20,14 +20,18 @@ from teachd.server.state import Daemon
 from teachd.skills.approval import GATED_TOOLS
 from teachd.skills.edits import put_file, remove_file, set_approval
 from teachd.skills.exchange import Imported, export_envelope, export_md, from_envelope, from_skill_md
+from teachd.store.grants import GrantStore
+from teachd.store.groups import GroupStore
 from teachd.store.models import Skill
 from teachd.store.profiles import profile_names
 from teachd.store.schedules import ScheduleStore
+from teachd.store.users import UserStore
 
 
 def daemon(request: Request) -> Daemon:
+    """The daemon as the request's person sees it (the guard says who)."""
     d: Daemon = request.app.state.daemon
-    return d
+    return d.as_user(request.scope.get("state", {}).get("user"))
 
 
 async def body(request: Request) -> dict[str, Any]:
@@ -45,20 +49,21 @@ def skill_view(d: Daemon, skill: Skill) -> dict[str, Any]:
     versions = [{"version": v.version, "created_at": v.created_at, "note": v.note,
                  **counts.get(v.version, {"success": 0, "failure": 0})} for v in d.store.versions(skill.slug)]
     c = skill.current
+    shared = GrantStore(d.store).of(skill.slug) if skill.access == "own" else []
     return {**skill.summary(), "description": c.description, "instructions": c.instructions,
             "files": c.files, "approval": c.approval.to_dict(), "metadata": c.metadata, "versions": versions,
-            "health": ScheduleStore(d.store).health().get(skill.slug)}
+            "health": ScheduleStore(d.store).health().get(skill.slug), "shared_with": shared}
 
 
 async def skills_list(request: Request) -> JSONResponse:
     """
-    summary: List the owner's skills
+    summary: List your skills, then those shared with you (`owner`, `access`)
     responses:
-      200: {description: "slug, name, version, enabled of each skill"}
+      200: {description: "slug, name, version, enabled, owner and access of each skill"}
     """
     d = daemon(request)
     health = ScheduleStore(d.store).health()
-    return JSONResponse([{**s.summary(), "health": health.get(s.slug)} for s in d.store.all()])
+    return JSONResponse([{**s.summary(), "health": health.get(s.slug)} for s in d.store.all(shared=True)])
 
 
 async def skill_show(request: Request) -> JSONResponse:
@@ -194,7 +199,7 @@ async def skill_update(request: Request) -> JSONResponse:
     d = daemon(request)
     d.store.get(slug)
     imported = _imported(await body(request))
-    skill = d.store.save(slug, imported.onto, note="updated in the web UI")
+    skill = d.store.update(slug, imported.onto, note="updated in the web UI")
     return JSONResponse(skill_view(d, skill))
 
 
@@ -259,7 +264,8 @@ async def teach_status(request: Request) -> JSONResponse:
     responses:
       200: {description: status}
     """
-    return JSONResponse(daemon(request).teaching.status())
+    d = daemon(request)
+    return JSONResponse(d.teaching.status(d.user))
 
 
 async def teach_start(request: Request) -> JSONResponse:
@@ -277,7 +283,7 @@ async def teach_start(request: Request) -> JSONResponse:
         raise BadInput("the start URL must be http(s)")
     d = daemon(request)
     headless = bool(data.get("headless")) or not d.settings.display
-    return JSONResponse(d.teaching.start(name.strip(), url, headless))
+    return JSONResponse(d.teaching.start(name.strip(), url, headless, d.user))
 
 
 async def teach_command(request: Request) -> JSONResponse:
@@ -288,7 +294,8 @@ async def teach_command(request: Request) -> JSONResponse:
       404: {description: nothing is being recorded}
     """
     kind = _text(await body(request), "kind") or ""
-    return JSONResponse(daemon(request).teaching.command(kind))
+    d = daemon(request)
+    return JSONResponse(d.teaching.command(kind, d.user))
 
 
 async def teach_stop(request: Request) -> JSONResponse:
@@ -297,7 +304,8 @@ async def teach_stop(request: Request) -> JSONResponse:
     responses:
       200: {description: status with the result}
     """
-    return JSONResponse(await run_in_threadpool(daemon(request).teaching.stop))
+    d = daemon(request)
+    return JSONResponse(await run_in_threadpool(d.teaching.stop, d.user))
 
 
 async def runs_list(request: Request) -> JSONResponse:
@@ -548,16 +556,70 @@ async def rule_revoke(request: Request) -> JSONResponse:
 
 async def manifest(request: Request) -> JSONResponse:
     """
-    summary: What a run may load (slug, name, description of each enabled skill)
+    summary: What a run may load (slug, name, description of each enabled skill, yours and shared ones)
     responses:
       200: {description: the manifest}
     """
-    skills = daemon(request).store.all(enabled_only=True)
-    return JSONResponse([{"slug": s.slug, "name": s.current.name, "description": s.current.description}
-                         for s in skills])
+    from teachd.runner.session import manifest as manifest_of
+    from teachd.runner.session import visible_skills
+
+    return JSONResponse(manifest_of(visible_skills(daemon(request).store, None)))
+
+
+async def grants_list(request: Request) -> JSONResponse:
+    """
+    summary: Who your skill is shared with (`with`, `can`)
+    responses:
+      200: {description: the grants}
+      403: {description: not your skill}
+    """
+    d, slug = daemon(request), request.path_params["slug"]
+    d.store.own(slug)
+    return JSONResponse(GrantStore(d.store).of(slug))
+
+
+async def grant_add(request: Request) -> JSONResponse:
+    """
+    summary: Share your skill (`with` a user or `@group`, `can` use or edit), as `skills share`
+    responses:
+      200: {description: the grants after it}
+      400: {description: no such user or group}
+      403: {description: not your skill}
+    """
+    data = await body(request)
+    d = daemon(request)
+    grants = GrantStore(d.store).share(request.path_params["slug"], _text(data, "with") or "",
+                                       _text(data, "can") or "use")
+    return JSONResponse(grants)
+
+
+async def grant_remove(request: Request) -> JSONResponse:
+    """
+    summary: Take a grant back, as `skills unshare` (the skill leaves their manifests at once)
+    responses:
+      200: {description: the grants after it}
+    """
+    d = daemon(request)
+    slug, grantee = request.path_params["slug"], request.path_params["grantee"]
+    return JSONResponse(GrantStore(d.store).unshare(slug, grantee))
+
+
+async def people(request: Request) -> JSONResponse:
+    """
+    summary: Who you are, and the people and groups a skill can be shared with
+    responses:
+      200: {description: "`me`, `users` (active names) and `groups`"}
+    """
+    d = daemon(request)
+    users = [u["name"] for u in UserStore(d.store.db).all() if not u["revoked_at"]]
+    return JSONResponse({"me": d.user, "users": users, "groups": sorted(GroupStore(d.store.db).all())})
 
 
 ROUTES = [
+    Route("/api/people", people, methods=["GET"]),
+    Route("/api/skills/{slug}/grants", grants_list, methods=["GET"]),
+    Route("/api/skills/{slug}/grants", grant_add, methods=["POST"]),
+    Route("/api/skills/{slug}/grants/{grantee}", grant_remove, methods=["DELETE"]),
     Route("/api/skills", skills_list, methods=["GET"]),
     Route("/api/skills/import", skill_import, methods=["POST"]),
     Route("/api/skills/{slug}", skill_show, methods=["GET"]),

@@ -79,7 +79,7 @@ def create_app(settings: Settings, host: str, port: int, login_code: str | None 
     async def openapi(request: Request) -> Response:
         return JSONResponse(SCHEMA.get_schema(routes=request.app.routes))
 
-    sessions = Sessions(token)  # shared by the guard and the login page
+    sessions = Sessions(token, settings.owner)  # shared by the guard and the login page
     app = Starlette(
         routes=[*pages.ROUTES, *api.ROUTES, Route("/openapi.json", openapi, include_in_schema=False),
                 Route("/mcp", McpEndpoint(), methods=["GET", "POST", "DELETE"], include_in_schema=False)],

@@ -47,9 +47,13 @@ class Runs:
     from the CLI), in a thread, asking on the Approvals page."""
 
     def __init__(self, runs: RunStore, settings: Settings, approvals: ApprovalQueue,
-                 desk: SecretDesk) -> None:
+                 desk: SecretDesk, threads: dict[str, threading.Thread] | None = None) -> None:
         self.runs, self.settings, self.approvals, self.desk = runs, settings, approvals, desk
-        self._threads: dict[str, threading.Thread] = {}
+        self._threads: dict[str, threading.Thread] = {} if threads is None else threads
+
+    def for_person(self, runs: RunStore, approvals: ApprovalQueue, desk: SecretDesk) -> Runs:
+        """One person's replays, in this daemon's threads (stopped together)."""
+        return Runs(runs, self.settings, approvals, desk, self._threads)
 
     def start(self, slug: str, params: dict[str, str], start_url: str | None = None) -> str:
         self.runs.skills.load(slug)  # a missing or disabled skill is refused now, not in the thread
@@ -67,7 +71,7 @@ class Runs:
 
     def stop_all(self, timeout: float = 20) -> None:
         self.approvals.close()  # a waiting step is denied: the run ends with no effect
-        for thread in self._threads.values():
+        for thread in list(self._threads.values()):
             thread.join(timeout)
 
 
@@ -79,14 +83,18 @@ class Teaching:
         self.environ, self.control = environ, control
         self.process: TeachProcess | None = None
         self.name = ""
+        self.owner = ""  # whose demonstration: the skill is saved as theirs
         self.result: dict[str, Any] | None = None
 
-    def start(self, name: str, url: str, headless: bool) -> dict[str, Any]:
+    def start(self, name: str, url: str, headless: bool, owner: str) -> dict[str, Any]:
         if self.process is not None and self.process.proc.poll() is None:
-            raise Conflict("a demonstration is already being recorded; stop it first")
+            who = "" if owner == self.owner else f" (by {self.owner})"
+            raise Conflict(f"a demonstration is already being recorded{who}; one at a time on this daemon")
         flags = ["--no-os-input"] + (["--headless"] if headless else [])
-        self.process, self.name, self.result = TeachProcess(self.environ, name, url, *flags), name, None
-        return self.status()
+        environ = {**self.environ, "TEACHD_OWNER": owner}
+        self.process, self.name, self.result = TeachProcess(environ, name, url, *flags), name, None
+        self.owner = owner
+        return self.status(owner)
 
     def steps(self) -> list[dict[str, Any]]:
         if self.process is None:
@@ -101,22 +109,32 @@ class Teaching:
                 out.append({"action": e["type"], "target": "", "masked": False})
         return out
 
-    def status(self) -> dict[str, Any]:
+    def mine(self, owner: str) -> None:
+        if self.process is not None and self.owner != owner:
+            raise NotFound("you are not recording a demonstration on this daemon")
+
+    def status(self, owner: str) -> dict[str, Any]:
+        """The person's own demonstration; another person's shows only that one is running."""
         running = self.process is not None and self.process.proc.poll() is None
+        if self.process is not None and self.owner != owner:
+            return {"recording": False, "busy": running, "name": "", "steps": [], "result": None,
+                    "cdp_port": None}
         return {"recording": running, "name": self.name, "steps": self.steps(), "result": self.result,
                 "cdp_port": self.process.cdp_port if self.process else None}
 
-    def command(self, kind: str) -> dict[str, Any]:
+    def command(self, kind: str, owner: str) -> dict[str, Any]:
         """Pause, resume, undo or mark — as the bar in the taught browser does."""
         if kind not in ("pause", "resume", "undo", "mark"):
             raise BadInput("a command is pause, resume, undo or mark")
+        self.mine(owner)
         if self.process is None or self.process.proc.poll() is not None:
             raise NotFound("no demonstration is being recorded")
         with self.control.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps({"kind": kind}) + "\n")
-        return self.status()
+        return self.status(owner)
 
-    def stop(self) -> dict[str, Any]:
+    def stop(self, owner: str) -> dict[str, Any]:
+        self.mine(owner)
         if self.process is None:
             raise NotFound("no demonstration is being recorded")
         if self.process.proc.poll() is None:
@@ -131,4 +149,4 @@ class Teaching:
             why = lines[-1].removeprefix("teachd: error: ") if lines else "the recording failed"
             self.result["error"] = why
             self.result["recording_dir"] = str(self.process.recording_dir)
-        return self.status()
+        return self.status(owner)

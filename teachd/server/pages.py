@@ -17,6 +17,7 @@ from teachd.errors import NotFound
 from teachd.server.api import daemon, schedule_views, skill_view
 from teachd.server.security import COOKIE
 from teachd.skills.approval import GATED_TOOLS
+from teachd.store.models import Skill
 from teachd.store.schedules import ScheduleStore
 
 e = html.escape
@@ -89,8 +90,7 @@ async def login(request: Request) -> Response:
     d = daemon(request)
     code = request.query_params.get("token", "")
     one_time = bool(code) and bool(d.login_code) and hmac.compare_digest(code, d.login_code)
-    usable = one_time or d.sessions.bearer_ok("Bearer " + code)
-    sid = d.sessions.open() if usable else None
+    sid = d.sessions.open() if one_time else d.sessions.open(code) if d.sessions.user_of(code) else None
     if one_time:
         d.login_code = ""  # one-time: the printed link logs in once
     if not sid:
@@ -119,7 +119,7 @@ async def skills_page(request: Request) -> HTMLResponse:
     d = daemon(request)
     rows = []
     health = ScheduleStore(d.store).health()
-    for s in d.store.all():
+    for s in d.store.all(shared=True):
         taught = s.current.metadata.get("metadata", {}).get("teachd-kind") == "taught"
         h = health.get(s.slug)
         state = ("" if h is None else "<span class='ok'>healthy</span>" if h["ok"] else
@@ -127,9 +127,8 @@ async def skills_page(request: Request) -> HTMLResponse:
         rows.append(
             f"<tr data-slug='{e(s.slug)}' data-text='{e((s.slug + ' ' + s.current.name).lower())}'>"
             f"<td><a href='/skills/{e(s.slug)}'>{e(s.slug)}</a><div class='muted'>{e(s.current.name)}</div></td>"
-            f"<td>v{s.current_version}</td><td>{'taught' if taught else 'imported'}</td><td>{state}</td>"
-            f"<td><label class='check'><input type='checkbox' role='switch' aria-label='Enabled: {e(s.slug)}' "
-            f"data-enable='{e(s.slug)}' {'checked' if s.enabled else ''}> enabled</label></td></tr>")
+            f"<td>v{s.current_version}</td><td>{'taught' if taught else 'imported'}{_shared_by(s)}</td>"
+            f"<td>{state}</td><td>{_enabled_switch(s)}</td></tr>")
     table = ("<table><thead><tr><th>Skill</th><th>Version</th><th>Kind</th><th>Health</th><th>In runs</th></tr></thead>"
              f"<tbody>{''.join(rows)}</tbody></table>") if rows else "<p class='muted'>No skills yet: teach one.</p>"
     body = (f"<h1>Skills</h1><div class='row' style='margin-bottom:10px'>"
@@ -184,6 +183,36 @@ document.getElementById('import').addEventListener('click', async () => {
   act(() => api('POST', '/api/skills/import', body), (s) => location.href = '/skills/' + s.slug);
 });"""
     return layout(request, "Skills", "/skills", body, script)
+
+
+def _shared_by(s: Skill) -> str:
+    return "" if s.access == "own" else f"<div class='muted'>shared by {e(s.owner)} · {e(s.access)}</div>"
+
+
+def _enabled_switch(s: Skill) -> str:
+    """The owner's switch; a shared skill is on or off as its owner set it."""
+    if s.access != "own":
+        return "enabled" if s.enabled else "<span class='muted'>disabled by its owner</span>"
+    return (f"<label class='check'><input type='checkbox' role='switch' aria-label='Enabled: {e(s.slug)}' "
+            f"data-enable='{e(s.slug)}' {'checked' if s.enabled else ''}> enabled</label>")
+
+
+def _sharing(view: dict[str, Any]) -> str:
+    """Who the skill is shared with, and the form to share it (the owner's only)."""
+    if view["access"] != "own":
+        can = "use it (load and replay)" if view["access"] == "use" else "edit it (new versions, feedback)"
+        return f"<h2>Shared with you</h2><p>{e(view['owner'])} shared this skill with you: you can {can}.</p>"
+    rows = "".join(
+        f"<tr><td>{e(g['with'])}</td><td>{e(g['can'])}</td><td class='muted'>{e(g['granted_at'])}</td>"
+        f"<td><button class='danger' data-unshare='{e(g['with'])}' aria-label='Unshare {e(g['with'])}'>Unshare"
+        f"</button></td></tr>" for g in view["shared_with"])
+    table = (f"<table><thead><tr><th>With</th><th>Can</th><th>Since</th><th></th></tr></thead><tbody>{rows}"
+             "</tbody></table>") if rows else "<p class='muted'>Private: only you see it.</p>"
+    return (f"<h2>Sharing</h2>{table}<div class='card row'><input type='text' id='share-with' list='people' "
+            "aria-label='Share with (a person, or @group)' placeholder='a person, or @group'>"
+            "<datalist id='people'></datalist><select id='share-can' aria-label='They can'>"
+            "<option value='use'>use</option><option value='edit'>edit</option></select>"
+            "<button id='share' class='primary'>Share</button></div>")
 
 
 def _health_card(h: dict[str, Any] | None) -> str:
@@ -246,11 +275,24 @@ async def skill_page(request: Request) -> HTMLResponse:
         f"placeholder='references/notes.md'></div><textarea id='new-text' aria-label='New file text'></textarea>"
         f"<button id='add-file'>Add file</button></div>"
         f"<h2>Versions</h2><table><thead><tr><th>Version</th><th>Created</th><th>Note</th><th>Runs</th><th></th>"
-        f"</tr></thead><tbody>{versions}</tbody></table>"
-        f"<h2>Danger</h2><button class='danger' id='delete'>Delete this skill</button>")
+        f"</tr></thead><tbody>{versions}</tbody></table>{_sharing(view)}"
+        + ("<h2>Danger</h2><button class='danger' id='delete'>Delete this skill</button>"
+           if view["access"] == "own" else ""))
     script = f"""
 const SLUG = {js(slug)};
 const reload = () => location.reload();
+if ({js(view["access"])} === 'use')  // shared to use: read, export, run — no new versions
+  document.querySelectorAll('main button, main textarea, main input').forEach((x) => x.disabled = true);
+const on = (id, ev, fn) => {{ const el = document.getElementById(id); if (el) el.addEventListener(ev, fn); }};
+if (document.getElementById('people')) api('GET', '/api/people').then((p) => {{
+  document.getElementById('people').innerHTML = [...p.users.filter((u) => u !== p.me),
+    ...p.groups.map((g) => '@' + g)].map((n) => `<option value="${{n}}">`).join('');
+}}).catch(() => {{}});
+on('share', 'click', () => act(() => api('POST', `/api/skills/${{SLUG}}/grants`,
+  {{with: document.getElementById('share-with').value.trim(), can: document.getElementById('share-can').value}}),
+  reload));
+for (const b of document.querySelectorAll('[data-unshare]')) b.addEventListener('click', () => act(() =>
+  api('DELETE', `/api/skills/${{SLUG}}/grants/${{encodeURIComponent(b.dataset.unshare)}}`), reload));
 document.getElementById('save-approval').addEventListener('click', () => act(() => api('PUT',
   `/api/skills/${{SLUG}}/approval`, {{always_ask: document.getElementById('always-ask').checked,
   tools: [...document.querySelectorAll('[data-tool]')].filter(b => b.checked).map(b => b.dataset.tool)}}), reload));
@@ -267,7 +309,7 @@ document.getElementById('add-file').addEventListener('click', () => act(() => ap
   {{text: document.getElementById('new-text').value}}), reload));
 for (const b of document.querySelectorAll('[data-restore]')) b.addEventListener('click', () => act(() =>
   api('POST', `/api/skills/${{SLUG}}/restore`, {{version: Number(b.dataset.restore)}}), reload));
-document.getElementById('delete').addEventListener('click', () => {{
+on('delete', 'click', () => {{
   if (confirm('Delete ' + SLUG + ' and all its versions?'))
     act(() => api('DELETE', `/api/skills/${{SLUG}}`), () => location.href = '/skills');
 }});"""
@@ -304,7 +346,7 @@ poll(); setInterval(poll, 700);"""
     return layout(request, "Teach", "/teach", body, script)
 
 
-def _chips(run: dict[str, Any]) -> str:
+def _chips(run: dict[str, Any], use_only: set[str]) -> str:
     out = []
     for slug, version in sorted(run["skills"].items()):
         given = run["feedback"].get(slug)
@@ -313,6 +355,8 @@ def _chips(run: dict[str, Any]) -> str:
             mark = "✓ worked" if given == "success" else "✗ failed"
             out.append(f"<span class='chip'>{label}<span class='done {'ok' if given == 'success' else 'bad'}'>"
                        f"{mark}</span></span>")
+        elif slug in use_only:  # shared to use: its owner keeps its history
+            out.append(f"<span class='chip'>{label}<span class='muted'> shared to use</span></span>")
         else:
             out.append(f"<span class='chip' data-run='{e(run['run_id'])}' data-slug='{e(slug)}'>{label}"
                        f"<button data-outcome='success'>Worked</button><button data-outcome='failure'>Failed</button>"
@@ -323,13 +367,15 @@ def _chips(run: dict[str, Any]) -> str:
 async def runs_page(request: Request) -> HTMLResponse:
     d = daemon(request)
     runs = [{**r, "feedback": d.runs.feedback_given(r["run_id"])} for r in d.runs.recent()]
+    usable = d.store.all(enabled_only=True, shared=True)
+    use_only = {s.slug for s in usable if s.access == "use"}
     rows = "".join(
         f"<tr><td><code>{e(r['run_id'])}</code><div class='muted'>{e(r['started_at'])}</div></td>"
         f"<td class='{'ok' if r['status'] == 'success' else 'bad' if r['status'] in ('failure', 'aborted') else ''}'>"
         f"{e(r['status'])}</td><td>{e(r['message'] or '')}"
         f"{'<div class=muted>from ' + e(r['origin']) + '</div>' if r.get('origin') else ''}</td>"
-        f"<td>{_chips(r)}</td></tr>" for r in runs)
-    taught = [s.slug for s in d.store.all(enabled_only=True)]
+        f"<td>{_chips(r, use_only)}</td></tr>" for r in runs)
+    taught = [s.slug for s in usable]
     options = "".join(f"<option>{e(s)}</option>" for s in taught)
     body = ("<h1>Runs</h1><div class='card row'><select id='slug' aria-label='Skill to run'>" + options +
             "</select><button id='run' class='primary'>Run</button><span class='muted'>Its approvals wait on "

@@ -27,6 +27,7 @@ class Asked:
     run_id: str
     skills: list[str]
     created: float
+    owner: str = ""  # whose run asked: only they see it and type it
     value: str | None = field(default=None, repr=False)
     done: threading.Event = field(default_factory=threading.Event)
 
@@ -36,14 +37,27 @@ class Asked:
 
 
 class SecretDesk:
+    """Every request of this daemon; ``for_person`` is one person's view of
+    them (a run's secret is typed by the person whose run it is)."""
+
     def __init__(self) -> None:
         self._items: dict[str, Asked] = {}
         self._lock = threading.Lock()
+        self._owner: str | None = None  # None: the whole desk
+
+    def for_person(self, owner: str) -> SecretDesk:
+        view = SecretDesk()
+        view._items, view._lock, view._owner = self._items, self._lock, owner
+        return view
+
+    def _mine(self, item: Asked | None) -> Asked | None:
+        return item if item is not None and self._owner in (None, item.owner) else None
 
     def ask(self, name: str, run_id: str, skills: list[str]) -> Asked:
         if not name or not name.replace("_", "").isalnum():
             raise BadInput("a secret's name is letters, digits and _")
-        item = Asked(secrets.token_urlsafe(16), name, run_id, list(skills), time.monotonic())
+        item = Asked(secrets.token_urlsafe(16), name, run_id, list(skills), time.monotonic(),
+                     self._owner or "")
         with self._lock:
             self._items[item.id] = item
         return item
@@ -52,7 +66,7 @@ class SecretDesk:
         if not value:
             raise BadInput("type the secret (it is not stored)")
         with self._lock:
-            item = self._items.get(sid)
+            item = self._mine(self._items.get(sid))
             if item is None or item.done.is_set():
                 raise NotFound("no secret is asked for there (given already, or no longer needed)")
             item.value = value
@@ -61,7 +75,7 @@ class SecretDesk:
     def take(self, sid: str, timeout: float) -> str | None:
         """The typed value, once; None when nothing was typed in time."""
         with self._lock:
-            item = self._items.get(sid)
+            item = self._mine(self._items.get(sid))
         if item is None:
             raise NotFound("no such secret request")
         item.done.wait(timeout)
@@ -74,22 +88,26 @@ class SecretDesk:
 
     def forget(self, sid: str) -> None:
         with self._lock:
-            self._items.pop(sid, None)
+            if self._mine(self._items.get(sid)) is not None:
+                self._items.pop(sid, None)
 
     def get(self, sid: str) -> dict[str, Any]:
         with self._lock:
-            item = self._items.get(sid)
+            item = self._mine(self._items.get(sid))
         if item is None or item.done.is_set():
             raise NotFound("no secret is asked for there (given already, or no longer needed)")
         return item.as_dict()
 
     def pending(self) -> list[dict[str, Any]]:
         with self._lock:
-            return [i.as_dict() for i in self._items.values() if not i.done.is_set()]
+            return [i.as_dict() for i in self._items.values()
+                    if not i.done.is_set() and self._mine(i) is not None]
 
     def close(self) -> None:
+        """The daemon stops: every request (every person's) is woken, none given."""
         with self._lock:
-            items, self._items = list(self._items.values()), {}
+            items = list(self._items.values())
+            self._items.clear()
         for item in items:
             item.done.set()
 

@@ -3,6 +3,9 @@
 - The Host header must be the bound ``host:port`` (DNS rebinding: 421).
 - Every request is authenticated: ``Authorization: Bearer <token>``, or the
   session cookie the one-time login link set (HttpOnly, SameSite=Strict).
+  The token says who: the daemon's token file is its owner, a person's own
+  token (``teachd users add``) is that person; the request carries the name
+  (``scope["state"]["user"]``) and everything after answers as them.
   Pages without it redirect to a page that says to open the login link;
   ``/api/`` answers 401.
 - A state-changing request made with the cookie carries the page's CSRF
@@ -52,30 +55,50 @@ def load_token(home: Path) -> str:
 
 
 class Sessions:
-    """Cookie sessions made by the login link; the CSRF token is derived from
-    the session, so a page can carry it and another site cannot guess it."""
+    """Who a request is. The daemon's token (the file) is its owner's; a
+    person's own token (``teachd users add``) is theirs, looked up on every
+    request so a revoked one stops at once. Cookie sessions made by the login
+    link remember the token they were opened with, and die with it. The CSRF
+    token is derived from the session, so a page can carry it and another
+    site cannot guess it."""
 
-    def __init__(self, token: str) -> None:
-        self._token = token
-        self._ids: set[str] = set()
+    def __init__(self, token: str, owner: str = "",
+                 who: Callable[[str], str | None] = lambda _t: None) -> None:
+        self._token, self.owner, self.who = token, owner, who
+        self._ids: dict[str, str] = {}  # session id -> the token that opened it
         self._key = secrets.token_bytes(32)
 
-    def open(self) -> str:
-        """A new session, for someone who proved they hold the token (or the login link)."""
+    def user_of(self, token: str) -> str | None:
+        """The person a token is, or None."""
+        if not token:
+            return None
+        if hmac.compare_digest(token.encode(), self._token.encode()):
+            return self.owner
+        return self.who(token)
+
+    def open(self, token: str | None = None) -> str:
+        """A new session, for someone who proved they hold ``token`` (None: the
+        printed login link, which is the daemon's owner)."""
         sid = secrets.token_urlsafe(32)
-        self._ids.add(sid)
+        self._ids[sid] = self._token if token is None else token
         return sid
 
+    def session_user(self, sid: str | None) -> str | None:
+        return self.user_of(self._ids.get(sid or "", ""))
+
     def valid(self, sid: str | None) -> bool:
-        return bool(sid) and sid in self._ids
+        return self.session_user(sid) is not None
 
     def csrf(self, sid: str) -> str:
         return hmac.new(self._key, sid.encode(), hashlib.sha256).hexdigest()
 
-    def bearer_ok(self, header: str | None) -> bool:
+    def bearer_user(self, header: str | None) -> str | None:
         if not header or not header.startswith("Bearer "):
-            return False
-        return hmac.compare_digest(header[7:].strip().encode(), self._token.encode())
+            return None
+        return self.user_of(header[7:].strip())
+
+    def bearer_ok(self, header: str | None) -> bool:
+        return self.bearer_user(header) is not None
 
 
 def cookie_of(scope: Scope, name: str = COOKIE) -> str | None:
@@ -117,13 +140,15 @@ class Guard:
         if not length and header_of(scope, b"transfer-encoding"):
             await _plain(send, 411, "send a Content-Length")  # so the cap is known before reading
             return
-        bearer = self.sessions.bearer_ok(header_of(scope, b"authorization"))
+        bearer_user = self.sessions.bearer_user(header_of(scope, b"authorization"))
+        bearer = bearer_user is not None
         if path == "/mcp" and not bearer:  # an agent's endpoint: the token only, never a cookie
             await _plain(send, 401, "authenticate: Authorization: Bearer <token>",
                          [(b"www-authenticate", b"Bearer")])
             return
         sid = cookie_of(scope)
-        by_cookie = self.sessions.valid(sid)
+        cookie_user = None if bearer else self.sessions.session_user(sid)
+        by_cookie = cookie_user is not None
         if path not in OPEN_PATHS and not (bearer or by_cookie):
             if path.startswith("/api/") or path == "/openapi.json":
                 await _plain(send, 401, "authenticate: Authorization: Bearer <token>, or open the login link")
@@ -137,6 +162,7 @@ class Guard:
                 return
         scope.setdefault("state", {})
         scope["state"]["csrf"] = self.sessions.csrf(sid) if by_cookie and sid else ""
+        scope["state"]["user"] = bearer_user or cookie_user  # the daemon answers as this person
         await self.app(scope, receive, send)  # the body is at most Content-Length, checked above
 
 

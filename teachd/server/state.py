@@ -3,7 +3,8 @@ the background, started and stopped by the app's lifespan."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -16,10 +17,12 @@ from teachd.store import SkillStore, open_store
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.rules import RuleStore
 from teachd.store.runs import RunStore
+from teachd.store.users import UserStore
 from teachd.teach.process import CONTROL_FILE
 
 if TYPE_CHECKING:
     from teachd.mcp.server import TeachdMCP
+    from teachd.mcp.session import Services
     from teachd.remote.egress import Egress
 
 
@@ -36,16 +39,47 @@ class Daemon:
     login_code: str  # the one-time code in the printed login link
     secrets: SecretDesk
     schedules: ScheduleService
+    people: dict[str, Daemon] = field(default_factory=dict)  # each person's view, shared by every view
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def open(cls, settings: Settings, sessions: Sessions, login_code: str) -> Daemon:
         store = open_store(settings)
         runs = RunStore(store)
-        approvals, desk = ApprovalQueue(store), SecretDesk()
-        return cls(settings, store, runs, RuleStore(store.db, store.owner), approvals,
-                   Runs(runs, settings, approvals, desk),
-                   Teaching(dict(settings.environ), settings.home / CONTROL_FILE), sessions, login_code,
-                   desk, ScheduleService(store, settings, approvals, desk))
+        approvals, desk = ApprovalQueue(store), SecretDesk().for_person(store.owner)
+        sessions.who = UserStore(store.db).who  # a person's own token is theirs, checked per request
+        daemon = cls(settings, store, runs, RuleStore(store.db, store.owner), approvals,
+                     Runs(runs, settings, approvals, desk),
+                     Teaching(dict(settings.environ), settings.home / CONTROL_FILE), sessions, login_code,
+                     desk, ScheduleService(store, settings, approvals, desk))
+        daemon.schedules.asker = lambda user: daemon.as_user(user).asking()
+        return daemon
+
+    def asking(self) -> tuple[ApprovalQueue, SecretDesk]:
+        """Where this person's runs ask: their approvals, their secret requests."""
+        return self.approvals, self.secrets
+
+    @property
+    def user(self) -> str:
+        return self.store.owner
+
+    def as_user(self, user: str | None) -> Daemon:
+        """The daemon as one person sees it: their skills (and those shared
+        with them), runs, approvals, rules and secrets; the background work
+        (runs in flight, the recording, the scheduler) is shared."""
+        if user is None or user == self.store.owner:
+            return self
+        with self.lock:
+            view = self.people.get(user)
+            if view is None:
+                store = self.store.as_person(user)
+                runs, approvals = RunStore(store), ApprovalQueue(store, self.approvals.timeout)
+                desk = self.secrets.for_person(user)
+                view = replace(self, store=store, runs=runs, rules=RuleStore(store.db, user),
+                               approvals=approvals, secrets=desk,
+                               jobs=self.jobs.for_person(runs, approvals, desk))
+                self.people[user] = view
+        return view
 
     @cached_property
     def egress(self) -> Egress:
@@ -64,8 +98,11 @@ class Daemon:
         from teachd.mcp.session import services_for
         from teachd.server.secrets import DeskSource
 
-        server = TeachdMCP(services_for(self.runs, self.settings, where="where teachd serve runs",
-                                        secrets=DeskSource(self.secrets, base_url), queue=self.approvals))
+        def services(person: Daemon) -> Services:
+            return services_for(person.runs, self.settings, where="where teachd serve runs",
+                                secrets=DeskSource(person.secrets, base_url), queue=person.approvals)
+
+        server = TeachdMCP(services(self), lambda user: services(self.as_user(user)))
         security = TransportSecuritySettings(allowed_hosts=sorted(hosts), allowed_origins=[])
         server.streamable_http_app(transport_security=security)  # makes its session manager
         server.streamable_http_asgi = StreamableHTTPASGIApp(server.session_manager)
@@ -76,6 +113,8 @@ class Daemon:
         effect, and say so), a recording in progress is stopped and saved."""
         self.schedules.stop()
         self.secrets.close()
+        for view in list(self.people.values()):
+            view.approvals.close()
         self.jobs.stop_all()
         if self.teaching.process is not None and self.teaching.process.proc.poll() is None:
-            self.teaching.stop()
+            self.teaching.stop(self.teaching.owner)

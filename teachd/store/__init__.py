@@ -16,6 +16,7 @@ from teachd.store.migrations import MIGRATIONS
 from teachd.store.models import Skill, SkillContent, SkillVersion
 from teachd.store.rotation import recover
 from teachd.store.skills import SkillStore
+from teachd.store.users import UserStore
 
 __all__ = ["Skill", "SkillContent", "SkillStore", "SkillVersion", "open_database", "open_store"]
 
@@ -50,12 +51,14 @@ def open_store(settings: Settings) -> SkillStore:
     store_exists = bool(db.query("SELECT id FROM keycheck")) or (existed and not settings.db_url)
     key = _key_for(settings, store_exists)
     try:
-        return SkillStore(db, Cipher(key), settings.owner)
+        store = SkillStore(db, Cipher(key), settings.owner)
     except KeyProblem:
         # A rotation killed between its commit and the key swap: finish it.
-        if not settings.key_env and recover(db, settings.key_path, lambda c: _opens(db, c)):
-            return SkillStore(db, Cipher(read_key(settings.key_path)), settings.owner)
-        raise
+        if settings.key_env or not recover(db, settings.key_path, lambda c: _opens(db, c)):
+            raise
+        store = SkillStore(db, Cipher(read_key(settings.key_path)), settings.owner)
+    UserStore(db).ensure(settings.owner)  # the person at this machine is a person of the store
+    return store
 
 
 def _opens(db: Database, cipher: Cipher) -> bool:

@@ -152,3 +152,40 @@ MIGRATIONS.append(
         """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0006_people_grants",
+        # People with their own daemon tokens (only a token's SHA-256 is kept),
+        # groups of them, and grants: a skill shared with a person or a
+        # ``@group``, to ``use`` or to ``edit``. Feedback remembers whose skill
+        # it was, so the owner's version counts include a grantee's clicks.
+        """
+        CREATE TABLE users (
+            name TEXT PRIMARY KEY,
+            token_sha256 TEXT UNIQUE,
+            created_at TEXT NOT NULL,
+            revoked_at TEXT
+        );
+        CREATE TABLE user_groups (
+            name TEXT PRIMARY KEY,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE group_members (
+            grp TEXT NOT NULL,
+            member TEXT NOT NULL,
+            added_at TEXT NOT NULL,
+            PRIMARY KEY (grp, member)
+        );
+        CREATE TABLE grants (
+            owner TEXT NOT NULL,
+            slug TEXT NOT NULL,
+            grantee TEXT NOT NULL,
+            can TEXT NOT NULL,
+            granted_at TEXT NOT NULL,
+            PRIMARY KEY (owner, slug, grantee)
+        );
+        ALTER TABLE feedback ADD COLUMN skill_owner TEXT
+        """,
+    )
+)

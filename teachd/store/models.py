@@ -38,6 +38,7 @@ class Skill:
     created_at: str
     updated_at: str
     current: SkillContent
+    access: str = "own"  # what the person who opened the store may do: own, edit (shared) or use (shared)
 
     @property
     def is_taught(self) -> bool:
@@ -58,4 +59,5 @@ class Skill:
             "version": self.current_version,
             "enabled": self.enabled,
             "owner": self.owner,
+            "access": self.access,
         }

@@ -60,11 +60,14 @@ class RunStore:
         return {str(k): int(v) for k, v in json.loads(rows[0]["skills"]).items()} if rows else None
 
     def record_feedback(self, tx: Transaction, slug: str, version: int, run_ref: str, outcome: str,
-                        at: datetime) -> None:
+                        at: datetime, skill_owner: str | None = None) -> None:
+        """The click's row: given by this person, on ``skill_owner``'s skill
+        (their own unless it was shared with them)."""
         tx.execute(
-            "INSERT INTO feedback (owner, slug, version, run_ref, outcome, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (self.owner, slug, version, run_ref, outcome, at.isoformat(timespec="seconds")),
+            "INSERT INTO feedback (owner, slug, version, run_ref, outcome, created_at, skill_owner)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (self.owner, slug, version, run_ref, outcome, at.isoformat(timespec="seconds"),
+             skill_owner or self.owner),
         )
 
     def recent(self, limit: int = 50) -> list[dict[str, Any]]:
@@ -94,9 +97,11 @@ class RunStore:
         return {str(r["slug"]): str(r["outcome"]) for r in rows}
 
     def outcome_counts(self, slug: str) -> dict[int, dict[str, int]]:
+        """✓/✗ per version of the skill the slug names for this person, whoever clicked."""
+        owner, _can = self.skills.access(slug)
         rows = self.db.query(
-            "SELECT version, outcome, COUNT(*) AS n FROM feedback WHERE owner = ? AND slug = ?"
-            " GROUP BY version, outcome", (self.owner, slug))
+            "SELECT version, outcome, COUNT(*) AS n FROM feedback WHERE COALESCE(skill_owner, owner) = ?"
+            " AND slug = ? GROUP BY version, outcome", (owner, slug))
         counts: dict[int, dict[str, int]] = {}
         for r in rows:
             counts.setdefault(int(r["version"]), {"success": 0, "failure": 0})[r["outcome"]] = int(r["n"])

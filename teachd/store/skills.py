@@ -2,6 +2,12 @@
 
 Revisions are append-only: an update or restore inserts version N+1 inside one
 write transaction, so concurrent writers serialize and none loses a version.
+
+A store is opened as one person (``owner``). A slug names their own skill,
+else one shared with them (``grants.py``): reading takes either, a new
+version needs their own or an *edit* grant, and enabling, deleting and
+sharing are the owner's alone. Each ciphertext stays bound to the skill's
+owner, whoever reads or writes it.
 """
 
 from __future__ import annotations
@@ -10,11 +16,12 @@ import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from teachd.errors import Conflict, InvalidSkill, KeyProblem, NotFound
+from teachd.errors import Conflict, InvalidSkill, KeyProblem, NotFound, PolicyStop
 from teachd.skills.approval import Approval
 from teachd.skills.skillmd.fields import name_problems
 from teachd.store.crypto import Cipher
 from teachd.store.db import Database, Row, Transaction
+from teachd.store.grants import reaching
 from teachd.store.limits import check_files
 from teachd.store.models import Skill, SkillContent, SkillVersion
 
@@ -28,13 +35,20 @@ def _now() -> str:
 
 class SkillStore:
     def __init__(
-        self, db: Database, cipher: Cipher, owner: str, clock: Callable[[], str] = _now
+        self, db: Database, cipher: Cipher, owner: str, clock: Callable[[], str] = _now,
+        check_key: bool = True,
     ) -> None:
         self.db = db
         self.owner = owner
         self.cipher = cipher  # one key for every encrypted row of this store (runs too)
         self._clock = clock
-        self._check_key()
+        if check_key:
+            self._check_key()
+
+    def as_person(self, name: str) -> SkillStore:
+        """The same store (connection, key) opened as another person: the
+        daemon answers each request as its token's owner."""
+        return SkillStore(self.db, self.cipher, name, self._clock, check_key=False)
 
     # -- key -------------------------------------------------------------
     def _check_key(self) -> None:
@@ -53,51 +67,84 @@ class SkillStore:
                 tx.execute("INSERT INTO keycheck (id, blob) VALUES (1, ?)", (blob,))
 
     # -- reads -----------------------------------------------------------
-    def all(self, enabled_only: bool = False) -> list[Skill]:
-        """Every skill with its current revision, in one query (a manifest of
-        thousands is one round trip, on PostgreSQL too)."""
+    def all(self, enabled_only: bool = False, shared: bool = False) -> list[Skill]:
+        """The person's skills with their current revisions, in one query (a
+        manifest of thousands is one round trip, on PostgreSQL too);
+        ``shared`` adds those granted to them, their own slugs first."""
         sql = ("SELECT s.slug, s.owner, s.enabled, s.current_version, s.created_at, s.updated_at, "
                "v.version, v.created_at AS version_created_at, "
                + ", ".join(f"v.{f}" for f in _ENCRYPTED)
                + " FROM skills s JOIN skill_versions v ON v.owner = s.owner AND v.slug = s.slug"
-               " AND v.version = s.current_version WHERE s.owner = ?")
-        if enabled_only:
-            sql += " AND s.enabled = 1"
-        rows = self.db.query(sql + " ORDER BY s.slug", (self.owner,))
-        return [self._skill(r, self._version({**r, "created_at": r["version_created_at"]}).content)
-                for r in rows]
+               " AND v.version = s.current_version WHERE ")
+        on = " AND s.enabled = 1" if enabled_only else ""
+        rows = self.db.query(sql + "s.owner = ?" + on + " ORDER BY s.slug", (self.owner,))
+        access = {(self.owner, str(r["slug"])): "own" for r in rows}
+        if shared:
+            granted = reaching(self.db, self.owner)
+            if granted:
+                theirs = self.db.query(
+                    sql + "s.owner <> ?" + on + " AND EXISTS (SELECT 1 FROM grants g WHERE g.owner = s.owner"
+                    " AND g.slug = s.slug AND (g.grantee = ? OR g.grantee IN (SELECT '@' || grp FROM"
+                    " group_members WHERE member = ?))) ORDER BY s.slug, s.owner",
+                    (self.owner, self.owner, self.owner))
+                mine = {str(r["slug"]) for r in rows}
+                for r in theirs:
+                    key = (str(r["owner"]), str(r["slug"]))
+                    if key[1] not in mine and key in granted:
+                        mine.add(key[1])
+                        rows.append(r)
+                        access[key] = granted[key]
+                rows.sort(key=lambda r: str(r["slug"]))
+        return [self._skill(r, self._version({**r, "created_at": r["version_created_at"]}).content,
+                            access[(str(r["owner"]), str(r["slug"]))]) for r in rows]
 
     def exists(self, slug: str) -> bool:
+        """The person's own skill (a shared one of the same slug does not count)."""
         return bool(
             self.db.query("SELECT 1 FROM skills WHERE owner = ? AND slug = ?", (self.owner, slug))
         )
 
+    def access(self, slug: str) -> tuple[str, str]:
+        """Whose skill the slug names for this person, and what they may do:
+        ``own``, ``edit`` or ``use``."""
+        if self.exists(slug):
+            return self.owner, "own"
+        granted = sorted(reaching(self.db, self.owner, slug).items())
+        if not granted:
+            raise NotFound(f"no skill {slug!r}")
+        (owner, _slug), can = granted[0]
+        return owner, can
+
+    def own(self, slug: str) -> None:
+        """Refuse what only a skill's owner may do (enable, delete, share)."""
+        owner, can = self.access(slug)
+        if can != "own":
+            raise PolicyStop(f"skill {slug!r} is {owner}'s: only its owner can do that")
+
     def get(self, slug: str) -> Skill:
-        rows = self.db.query(
-            "SELECT * FROM skills WHERE owner = ? AND slug = ?", (self.owner, slug)
-        )
+        owner, can = self.access(slug)
+        rows = self.db.query("SELECT * FROM skills WHERE owner = ? AND slug = ?", (owner, slug))
         if not rows:
             raise NotFound(f"no skill {slug!r}")
-        return self._skill(rows[0])
+        return self._skill(rows[0], None, can)
 
     def version(self, slug: str, version: int | None = None) -> SkillVersion:
+        owner, _can = self.access(slug)
         if version is None:
             version = self.get(slug).current_version
         rows = self.db.query(
             "SELECT * FROM skill_versions WHERE owner = ? AND slug = ? AND version = ?",
-            (self.owner, slug, version),
+            (owner, slug, version),
         )
         if not rows:
-            if not self.exists(slug):
-                raise NotFound(f"no skill {slug!r}")
             raise NotFound(f"skill {slug!r} has no version {version}")
         return self._version(rows[0])
 
     def versions(self, slug: str) -> list[SkillVersion]:
-        self.get(slug)
+        owner, _can = self.access(slug)
         rows = self.db.query(
             "SELECT * FROM skill_versions WHERE owner = ? AND slug = ? ORDER BY version",
-            (self.owner, slug),
+            (owner, slug),
         )
         return [self._version(r) for r in rows]
 
@@ -125,7 +172,7 @@ class SkillStore:
                 " VALUES (?, ?, 1, 1, ?, ?)",
                 (self.owner, slug, now, now),
             )
-            self._insert_version(tx, slug, 1, content, note, now)
+            self._insert_version(tx, self.owner, slug, 1, content, note, now)
         return self.get(slug)
 
     def update(
@@ -138,33 +185,43 @@ class SkillStore:
         """Append a new revision. ``content`` may be a function of the current
         revision, evaluated inside the write lock (read-modify-write safe);
         ``also`` writes more rows in the same transaction, given the new version."""
+        owner = self._editable(slug)
         now = self._clock()
         with self.db.atomic() as tx:
-            new_version = self._append(tx, slug, content, note, now)
+            new_version = self._append(tx, owner, slug, content, note, now)
             if also is not None:
                 also(tx, new_version)
         return self.get(slug)
 
-    def _append(self, tx: Transaction, slug: str,
+    def _editable(self, slug: str) -> str:
+        """Whose skill a new version of ``slug`` goes to: the person's own, or
+        one shared with them to edit."""
+        owner, can = self.access(slug)
+        if can == "use":
+            raise PolicyStop(f"skill {slug!r} is shared with you by {owner} to use, not to edit: "
+                             "no new version was made")
+        return owner
+
+    def _append(self, tx: Transaction, owner: str, slug: str,
                 content: SkillContent | Callable[[SkillContent], SkillContent], note: str, now: str) -> int:
         # Take the skill's row first: on PostgreSQL this row lock queues concurrent
         # writers (SQLite's BEGIN IMMEDIATE already has), so versions stay linear.
-        tx.execute("UPDATE skills SET updated_at = updated_at WHERE owner = ? AND slug = ?",
-                   (self.owner, slug))
-        rows = tx.execute("SELECT current_version FROM skills WHERE owner = ? AND slug = ?",
-                          (self.owner, slug))
+        tx.execute("UPDATE skills SET updated_at = updated_at WHERE owner = ? AND slug = ?", (owner, slug))
+        rows = tx.execute("SELECT current_version FROM skills WHERE owner = ? AND slug = ?", (owner, slug))
         if not rows:
             raise NotFound(f"no skill {slug!r}")
         current = int(rows[0]["current_version"])
         if callable(content):
             vrows = tx.execute(
                 "SELECT * FROM skill_versions WHERE owner = ? AND slug = ? AND version = ?",
-                (self.owner, slug, current),
+                (owner, slug, current),
             )
             content = content(self._version(vrows[0]).content)
-        self._insert_version(tx, slug, current + 1, self._checked(content), note, now)
+        if owner != self.owner:
+            note = f"{note} — by {self.owner}"
+        self._insert_version(tx, owner, slug, current + 1, self._checked(content), note, now)
         tx.execute("UPDATE skills SET current_version = ?, updated_at = ? WHERE owner = ? AND slug = ?",
-                   (current + 1, now, self.owner, slug))
+                   (current + 1, now, owner, slug))
         return current + 1
 
     def save(self, slug: str, make: Callable[[SkillContent | None], SkillContent], note: str) -> Skill:
@@ -177,12 +234,12 @@ class SkillStore:
         now = self._clock()
         with self.db.atomic() as tx:
             if tx.execute("SELECT 1 FROM skills WHERE owner = ? AND slug = ?", (self.owner, slug)):
-                self._append(tx, slug, make, note, now)
+                self._append(tx, self.owner, slug, make, note, now)
             else:
                 tx.execute(
                     "INSERT INTO skills (owner, slug, enabled, current_version, created_at, updated_at)"
                     " VALUES (?, ?, 1, 1, ?, ?)", (self.owner, slug, now, now))
-                self._insert_version(tx, slug, 1, self._checked(make(None)), note, now)
+                self._insert_version(tx, self.owner, slug, 1, self._checked(make(None)), note, now)
         return self.get(slug)
 
     def restore(self, slug: str, version: int) -> Skill:
@@ -190,6 +247,7 @@ class SkillStore:
         return self.update(slug, old.content, note=f"restored v{version}")
 
     def set_enabled(self, slug: str, enabled: bool) -> Skill:
+        self.own(slug)
         with self.db.atomic() as tx:
             if not tx.execute(
                 "SELECT 1 FROM skills WHERE owner = ? AND slug = ?", (self.owner, slug)
@@ -202,11 +260,13 @@ class SkillStore:
         return self.get(slug)
 
     def delete(self, slug: str) -> None:
+        self.own(slug)
         with self.db.atomic() as tx:
             if not tx.execute(
                 "SELECT 1 FROM skills WHERE owner = ? AND slug = ?", (self.owner, slug)
             ):
                 raise NotFound(f"no skill {slug!r}")
+            tx.execute("DELETE FROM grants WHERE owner = ? AND slug = ?", (self.owner, slug))
             tx.execute(
                 "DELETE FROM skill_versions WHERE owner = ? AND slug = ?", (self.owner, slug)
             )
@@ -228,7 +288,7 @@ class SkillStore:
         )
 
     def _insert_version(
-        self, tx: Transaction, slug: str, version: int, content: SkillContent, note: str, now: str
+        self, tx: Transaction, owner: str, slug: str, version: int, content: SkillContent, note: str, now: str
     ) -> None:
         plain = {
             "name": content.name,
@@ -239,19 +299,19 @@ class SkillStore:
             "metadata": json.dumps(content.metadata, sort_keys=True, default=str),
             "note": note,
         }
-        sealed = [self.cipher.seal(self.owner, slug, version, f, plain[f]) for f in _ENCRYPTED]
+        sealed = [self.cipher.seal(owner, slug, version, f, plain[f]) for f in _ENCRYPTED]
         tx.execute(
             "INSERT INTO skill_versions (owner, slug, version, created_at, "
             + ", ".join(_ENCRYPTED)
             + ") VALUES (?, ?, ?, ?, "
             + ", ".join("?" for _ in _ENCRYPTED)
             + ")",
-            (self.owner, slug, version, now, *sealed),
+            (owner, slug, version, now, *sealed),
         )
 
     def _open(self, row: Row) -> dict[str, str]:
         return {
-            f: self.cipher.open(self.owner, row["slug"], int(row["version"]), f, row[f])
+            f: self.cipher.open(row["owner"], row["slug"], int(row["version"]), f, row[f])
             for f in _ENCRYPTED
         }
 
@@ -273,9 +333,11 @@ class SkillStore:
             content=content,
         )
 
-    def _skill(self, row: Row, current: SkillContent | None = None) -> Skill:
+    def _skill(self, row: Row, current: SkillContent | None = None, access: str = "own") -> Skill:
         if current is None:
-            current = self.version(row["slug"], int(row["current_version"])).content
+            vrows = self.db.query("SELECT * FROM skill_versions WHERE owner = ? AND slug = ? AND version = ?",
+                                  (row["owner"], row["slug"], int(row["current_version"])))
+            current = self._version(vrows[0]).content
         return Skill(
             slug=row["slug"],
             owner=row["owner"],
@@ -284,4 +346,5 @@ class SkillStore:
             created_at=row["created_at"],
             updated_at=row["updated_at"],
             current=current,
+            access=access,
         )

@@ -1,0 +1,84 @@
+"""Sharing: a skill is its owner's alone until granted to a person or a
+``@group``, to *use* (see it in manifests, load it, replay it) or to *edit*
+(also make new versions of it, feedback included). Nothing is copied: a
+grant is one row, read on every lookup, so a revoked grant is gone from the
+next manifest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from teachd.errors import BadInput, NotFound
+from teachd.store.db import Database
+from teachd.store.groups import GroupStore
+from teachd.store.users import UserStore
+
+if TYPE_CHECKING:
+    from teachd.store.skills import SkillStore
+
+USE, EDIT = "use", "edit"
+CAN = (USE, EDIT)
+
+_REACHING = ("SELECT owner, slug, can FROM grants WHERE owner <> ? AND (grantee = ? OR grantee IN "
+             "(SELECT '@' || grp FROM group_members WHERE member = ?))")
+
+
+def reaching(db: Database, user: str, slug: str | None = None) -> dict[tuple[str, str], str]:
+    """(owner, slug) → use/edit for every skill shared with ``user``, directly
+    or through a group; the stronger grant wins when there are several."""
+    sql, params = _REACHING, [user, user, user]
+    if slug is not None:
+        sql, params = sql + " AND slug = ?", [*params, slug]
+    out: dict[tuple[str, str], str] = {}
+    for r in db.query(sql, params):
+        key = (str(r["owner"]), str(r["slug"]))
+        if out.get(key) != EDIT:
+            out[key] = str(r["can"])
+    return out
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class GrantStore:
+    """The grants on the owner's own skills (only an owner shares)."""
+
+    def __init__(self, skills: SkillStore, clock: Callable[[], str] = _now) -> None:
+        self.skills, self.db, self.owner, self._clock = skills, skills.db, skills.owner, clock
+
+    def share(self, slug: str, grantee: str, can: str = USE) -> list[dict[str, Any]]:
+        if can not in CAN:
+            raise BadInput(f"--can is use or edit, not {can!r}")
+        self.skills.own(slug)
+        if grantee.startswith("@"):
+            if not GroupStore(self.db).exists(grantee):
+                raise BadInput(f"no group {grantee!r} (teachd groups create {grantee[1:]})")
+        elif grantee == self.owner:
+            raise BadInput("a skill is its owner's already")
+        elif not UserStore(self.db).known(grantee):
+            raise BadInput(f"no user {grantee!r} (teachd users add {grantee})")
+        with self.db.atomic() as tx:
+            tx.execute("DELETE FROM grants WHERE owner = ? AND slug = ? AND grantee = ?",
+                       (self.owner, slug, grantee))
+            tx.execute("INSERT INTO grants (owner, slug, grantee, can, granted_at) VALUES (?, ?, ?, ?, ?)",
+                       (self.owner, slug, grantee, can, self._clock()))
+        return self.of(slug)
+
+    def unshare(self, slug: str, grantee: str) -> list[dict[str, Any]]:
+        self.skills.own(slug)
+        with self.db.atomic() as tx:
+            if not tx.execute("SELECT 1 FROM grants WHERE owner = ? AND slug = ? AND grantee = ?",
+                              (self.owner, slug, grantee)):
+                raise NotFound(f"{slug} is not shared with {grantee}")
+            tx.execute("DELETE FROM grants WHERE owner = ? AND slug = ? AND grantee = ?",
+                       (self.owner, slug, grantee))
+        return self.of(slug)
+
+    def of(self, slug: str) -> list[dict[str, Any]]:
+        rows = self.db.query("SELECT grantee, can, granted_at FROM grants WHERE owner = ? AND slug = ?"
+                             " ORDER BY grantee", (self.owner, slug))
+        return [{"with": r["grantee"], "can": r["can"], "granted_at": r["granted_at"]} for r in rows]

@@ -1,0 +1,360 @@
+"""Teams: people with their own tokens, groups, and sharing grants — in the
+store on both engines, then through a real ``teachd serve`` (API, ``/mcp``
+and the web UI in Chromium) on both engines."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from teachd.config import Settings
+from teachd.errors import BadInput, Conflict, KeyProblem, NotFound, PolicyStop
+from teachd.runner.feedback import give_feedback
+from teachd.runner.gate import Gate
+from teachd.runner.session import RunSession, visible_skills
+from teachd.store import SkillContent, SkillStore
+from teachd.store.grants import GrantStore
+from teachd.store.groups import GroupStore
+from teachd.store.runs import RunStore
+from teachd.store.users import UserStore
+
+
+def skill(store: SkillStore, slug: str, body: str = "# Steps\n\nDo it.\n") -> None:
+    store.create(slug, SkillContent(name=slug, description=f"{slug}. Use when {slug}.", instructions=body))
+
+
+def slugs(store: SkillStore) -> list[str]:
+    return [s.slug for s in visible_skills(store, None)]
+
+
+@pytest.fixture
+def team(store: SkillStore) -> dict[str, SkillStore]:
+    """alice (the store's owner, at this machine), bob and carol with tokens."""
+    users = UserStore(store.db)
+    for name in ("bob", "carol"):
+        users.add(name)
+    return {"alice": store, "bob": store.as_person("bob"), "carol": store.as_person("carol")}
+
+
+def test_a_skill_is_private_until_shared_and_a_revoked_grant_is_gone_at_once(team) -> None:
+    alice, bob, carol = team["alice"], team["bob"], team["carol"]
+    skill(alice, "expenses")
+    assert slugs(bob) == [] and slugs(carol) == []
+    with pytest.raises(NotFound):
+        bob.load("expenses")
+    GrantStore(alice).share("expenses", "bob")
+    assert slugs(bob) == ["expenses"] and slugs(carol) == []
+    loaded = bob.load("expenses")
+    assert (loaded.owner, loaded.access) == ("alice", "use")
+    GrantStore(alice).unshare("expenses", "bob")
+    assert slugs(bob) == []
+    with pytest.raises(NotFound):
+        bob.load("expenses")
+
+
+def test_use_may_load_but_not_make_versions_and_edit_makes_them_on_the_owners_skill(team) -> None:
+    alice, bob = team["alice"], team["bob"]
+    skill(alice, "expenses")
+    GrantStore(alice).share("expenses", "bob", "use")
+    runs = RunStore(bob)
+    runs.start("run-bob-1", {"expenses": 1})
+    with pytest.raises(PolicyStop, match="to use, not to edit"):
+        give_feedback(runs, "run-bob-1", "expenses", "success")
+    with pytest.raises(PolicyStop):
+        bob.update("expenses", lambda c: c)
+    assert alice.get("expenses").current_version == 1 and runs.feedback_given("run-bob-1") == {}
+
+    GrantStore(alice).share("expenses", "bob", "edit")  # sharing again changes what they can do
+    after = give_feedback(runs, "run-bob-1", "expenses", "success", once=True)
+    assert (after.owner, after.current_version) == ("alice", 2)
+    mine = alice.get("expenses")
+    assert mine.current_version == 2 and "success — run run-bob-1" in mine.current.instructions
+    assert alice.versions("expenses")[-1].note.endswith("— by bob")
+    assert RunStore(alice).outcome_counts("expenses") == {1: {"success": 1, "failure": 0}}
+
+
+def test_only_the_owner_enables_deletes_or_shares_a_skill(team) -> None:
+    alice, bob = team["alice"], team["bob"]
+    skill(alice, "expenses")
+    GrantStore(alice).share("expenses", "bob", "edit")
+    for attempt in (lambda: bob.set_enabled("expenses", False), lambda: bob.delete("expenses"),
+                    lambda: GrantStore(bob).share("expenses", "carol")):
+        with pytest.raises(PolicyStop, match="only its owner"):
+            attempt()
+    assert alice.get("expenses").enabled
+    alice.set_enabled("expenses", False)  # the owner's switch holds for everyone
+    assert slugs(bob) == []
+    with pytest.raises(Conflict, match="disabled"):
+        bob.load("expenses")
+
+
+def test_a_group_grant_follows_membership(team) -> None:
+    alice, bob, carol = team["alice"], team["bob"], team["carol"]
+    skill(alice, "expenses")
+    groups = GroupStore(alice.db)
+    groups.create("finance", ["bob"])
+    GrantStore(alice).share("expenses", "@finance", "use")
+    assert slugs(bob) == ["expenses"] and slugs(carol) == []
+    groups.add("finance", ["carol"])
+    assert slugs(carol) == ["expenses"]
+    groups.remove("finance", ["bob"])
+    assert slugs(bob) == []
+    GrantStore(alice).share("expenses", "carol", "edit")  # the stronger of two grants wins
+    assert carol.get("expenses").access == "edit"
+    groups.remove("finance")  # the group goes, with its grants
+    assert GrantStore(alice).of("expenses") == [{"with": "carol", "can": "edit",
+                                                 "granted_at": GrantStore(alice).of("expenses")[0]["granted_at"]}]
+
+
+def test_sharing_refuses_unknown_people_and_groups(team) -> None:
+    alice = team["alice"]
+    skill(alice, "expenses")
+    with pytest.raises(BadInput, match="no user 'dave'"):
+        GrantStore(alice).share("expenses", "dave")
+    with pytest.raises(BadInput, match="no group '@nobody'"):
+        GrantStore(alice).share("expenses", "@nobody")
+    with pytest.raises(BadInput, match="use or edit"):
+        GrantStore(alice).share("expenses", "bob", "admin")
+    with pytest.raises(NotFound):
+        GrantStore(alice).share("no-such", "bob")
+
+
+def test_auto_load_takes_the_owners_own_taught_skills_and_a_profile_may_bind_a_shared_one(team) -> None:
+    alice, bob = team["alice"], team["bob"]
+    skill(alice, "taught-submit-expenses")
+    skill(bob, "taught-bobs-own-task")
+    GrantStore(alice).share("taught-submit-expenses", "bob")
+    session = RunSession(bob, Gate(lambda _r: False))
+    assert session.auto_load() == ["taught-bobs-own-task"]  # a shared one is in the manifest, not auto-loaded
+    assert [m["slug"] for m in session.manifest()] == ["taught-bobs-own-task", "taught-submit-expenses"]
+    bound = RunSession(bob, Gate(lambda _r: False), profile=["taught-submit-expenses"])
+    assert bound.auto_load() == ["taught-submit-expenses"]
+
+
+def test_a_persons_own_slug_comes_before_a_shared_one(team) -> None:
+    alice, bob = team["alice"], team["bob"]
+    skill(alice, "notes", "# Alice's notes\n")
+    skill(bob, "notes", "# Bob's notes\n")
+    GrantStore(alice).share("notes", "bob", "edit")
+    assert [(s.slug, s.owner) for s in visible_skills(bob, None)] == [("notes", "bob")]
+    assert bob.load("notes").current.instructions == "# Bob's notes\n"
+
+
+def test_a_token_is_its_persons_until_revoked_and_only_its_hash_is_stored(store: SkillStore, written) -> None:
+    users = UserStore(store.db)
+    token = users.add("bob")
+    assert users.who(token) == "bob" and users.who(token + "x") is None and users.who("") is None
+    with pytest.raises(Conflict, match="has a token already"):
+        users.add("bob")
+    with pytest.raises(BadInput, match="bad user name"):
+        users.add("@team")
+    users.revoke("bob")
+    assert users.who(token) is None
+    again = users.add("bob")
+    assert again != token and users.who(again) == "bob" and users.who(token) is None
+    listed = {u["name"]: u for u in users.all()}
+    assert listed["alice"]["token"] is False and listed["bob"]["token"] is True  # alice: the store's owner
+    data = written()
+    assert token.encode() not in data and again.encode() not in data
+
+
+def test_the_cli_manages_people_groups_and_grants(cli, tmp_path: Path) -> None:
+    from tests.conftest import write_skill
+
+    write_skill(tmp_path / "skills", "expenses")
+    assert cli("skills", "import", str(tmp_path / "skills" / "expenses")).code == 0
+    added = cli("users", "add", "bob", "--json")
+    assert added.code == 0 and len(added.out) > 40
+    assert cli("groups", "create", "finance", "--member", "bob").code == 0
+    assert cli("skills", "share", "expenses", "--with", "@finance").code == 0
+    shown = cli("skills", "show", "expenses")
+    assert "shared with: @finance (use)" in shown.out
+    as_bob = cli("skills", "manifest", TEACHD_OWNER="bob")
+    assert as_bob.out.startswith("expenses:")
+    assert "(shared by alice: use)" in cli("skills", "list", TEACHD_OWNER="bob").out
+    refused = cli("skills", "disable", "expenses", TEACHD_OWNER="bob")
+    assert refused.code == 7 and refused.err.startswith("teachd: error: skill 'expenses' is alice's")
+    assert cli("skills", "unshare", "expenses", "--with", "@finance").code == 0
+    assert cli("skills", "manifest", TEACHD_OWNER="bob").out.strip() == "no enabled skills"
+    assert cli("users", "revoke", "bob").code == 0
+    assert "bob: revoked" in cli("users", "list").out
+    unknown = cli("skills", "share", "expenses", "--with", "dave")
+    assert unknown.code == 2 and "teachd users add dave" in unknown.err
+
+
+def test_concurrent_grantees_feedback_keeps_the_owners_versions_linear(team) -> None:
+    """Two people clicking on one shared skill at once: every click a version."""
+    import threading
+
+    alice, bob, carol = team["alice"], team["bob"], team["carol"]
+    skill(alice, "expenses")
+    for name in ("bob", "carol"):
+        GrantStore(alice).share("expenses", name, "edit")
+    errors: list[BaseException] = []
+
+    def click(person: SkillStore, n: int) -> None:
+        runs = RunStore(person)
+        try:
+            runs.start(f"run-{person.owner}-{n}", {"expenses": 1})
+            give_feedback(runs, f"run-{person.owner}-{n}", "expenses", "success", once=True)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=click, args=(p, n)) for n in range(5) for p in (bob, carol)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert [v.version for v in alice.versions("expenses")] == list(range(1, 12))
+
+
+def test_the_grantee_reads_the_owners_ciphertext_through_the_store_only(team, settings: Settings) -> None:
+    """A shared skill stays sealed to its owner: the grantee's view opens it,
+    a store opened with another key opens nothing."""
+    from teachd.store.crypto import Cipher
+
+    alice, bob = team["alice"], team["bob"]
+    skill(alice, "expenses", "# The secret-free steps\n")
+    GrantStore(alice).share("expenses", "bob")
+    assert bob.get("expenses").current.instructions == "# The secret-free steps\n"
+    stranger = SkillStore(alice.db, Cipher(b"\x01" * 32), "bob", check_key=False)
+    with pytest.raises(KeyProblem):
+        stranger.get("expenses")
+
+
+# -- the daemon: each request answers as its token's person -------------------
+
+
+def _serve(settings: Settings, tmp_path: Path):  # -> tests.test_server.Server
+    import os
+
+    from tests.test_server import serve
+
+    user_home = tmp_path / "user"
+    user_home.mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TEACHD_")}
+    env.update(TEACHD_HOME=str(settings.home), TEACHD_OWNER="alice", HOME=str(user_home))
+    if settings.db_url:
+        env["TEACHD_DB_URL"] = settings.db_url
+    return serve(env)
+
+
+def _as(server, token: str):  # -> httpx.Client
+    import httpx
+
+    return httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+
+
+async def _mcp_manifest_and_load(url: str, token: str, slug: str) -> tuple[str, bool, str]:
+    """As one person over the daemon's /mcp: load_skill's manifest, and loading ``slug``."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as h:
+        async with Client(streamable_http_client(url + "/mcp", http_client=h)) as client:
+            tools = await client.list_tools()
+            listed = next(t.description or "" for t in tools.tools if t.name == "load_skill")
+            loaded = await client.call_tool("load_skill", {"slug": slug})
+            said = "\n".join(c.text for c in loaded.content if getattr(c, "text", None))
+            return listed, bool(loaded.is_error), said
+
+
+def test_the_daemon_answers_as_the_tokens_person(store: SkillStore, settings: Settings, tmp_path: Path) -> None:
+    users = UserStore(store.db)
+    bob, carol = users.add("bob"), users.add("carol")
+    skill(store, "expenses")
+    skill(store, "travel")
+    server = _serve(settings, tmp_path)
+    try:
+        with server.api() as alice, _as(server, bob) as as_bob, _as(server, carol) as as_carol:
+            assert as_bob.get("/api/people").json()["me"] == "bob"
+            assert as_bob.get("/api/skills").json() == [] and as_bob.get("/api/skills/travel").status_code == 404
+            shared = alice.post("/api/skills/expenses/grants", json={"with": "bob", "can": "use"})
+            assert shared.status_code == 200 and shared.json()[0]["with"] == "bob"
+            listed = as_bob.get("/api/skills").json()
+            assert [(s["slug"], s["owner"], s["access"]) for s in listed] == [("expenses", "alice", "use")]
+            assert [m["slug"] for m in as_bob.get("/api/manifest").json()] == ["expenses"]
+            assert as_carol.get("/api/manifest").json() == []
+            assert as_bob.put("/api/skills/expenses/content", json={"description": "Bob's."}).status_code == 403
+            assert as_bob.delete("/api/skills/expenses").status_code == 403
+            assert as_bob.post("/api/skills/expenses/grants", json={"with": "carol"}).status_code == 403
+            assert as_bob.put("/api/skills/expenses/enabled", json={"on": False}).status_code == 403
+
+            alice.post("/api/skills/expenses/grants", json={"with": "bob", "can": "edit"})
+            edited = as_bob.put("/api/skills/expenses/content", json={"description": "Expenses, by Bob. Use when."})
+            assert edited.status_code == 200 and edited.json()["version"] == 2
+            theirs = alice.get("/api/skills/expenses").json()
+            assert theirs["description"] == "Expenses, by Bob. Use when." and theirs["versions"][-1]["note"] == \
+                "edited in the web UI — by bob"
+
+            # A run is its person's: bob's feedback goes on alice's skill, his run stays his.
+            RunStore(store.as_person("bob")).start("run-bob-1", {"expenses": 2})
+            clicked = as_bob.post("/api/runs/run-bob-1/feedback", json={"slug": "expenses", "outcome": "success"})
+            assert clicked.status_code == 200 and clicked.json()["version"] == 3
+            assert alice.get("/api/runs/run-bob-1").status_code == 404
+            assert [r["run_id"] for r in as_bob.get("/api/runs").json()] == ["run-bob-1"]
+
+            # Over /mcp too: bob's manifest lists the shared skill until the grant goes.
+            listed_mcp, refused, _said = asyncio.run(_mcp_manifest_and_load(server.url, bob, "expenses"))
+            assert "- expenses:" in listed_mcp and "travel" not in listed_mcp and not refused
+            assert alice.delete("/api/skills/expenses/grants/bob").status_code == 200
+            listed_mcp, refused, said = asyncio.run(_mcp_manifest_and_load(server.url, bob, "expenses"))
+            assert "- expenses:" not in listed_mcp and refused and "no skill 'expenses'" in said
+            assert as_bob.get("/api/manifest").json() == []
+
+            # A revoked token stops at once, its cookie session with it.
+            import httpx
+
+            web = httpx.Client(base_url=server.url, timeout=30)
+            assert web.get(f"/login?token={bob}").status_code == 303
+            assert web.get("/skills").status_code == 200
+            users.revoke("bob")
+            assert as_bob.get("/api/skills").status_code == 401
+            assert web.get("/skills").status_code == 303  # to the logged-out page
+            assert alice.get("/api/skills").status_code == 200
+    finally:
+        assert server.stop() == 0
+
+
+def test_the_skill_page_shares_and_unshares_in_chromium(store: SkillStore, settings: Settings,
+                                                        tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from recorder.browser import chromium_path, launch_args
+
+    bob = UserStore(store.db).add("bob")
+    skill(store, "expenses")
+    server = _serve(settings, tmp_path)
+    try:
+        with sync_playwright() as pw:
+            b = pw.chromium.launch(executable_path=chromium_path(None), args=launch_args(None))
+            alice = b.new_page()
+            alice.goto(server.login_url)
+            alice.goto(server.url + "/skills/expenses")
+            assert alice.get_by_text("Private: only you see it.").is_visible()
+            alice.get_by_label("Share with (a person, or @group)").fill("bob")
+            alice.get_by_label("They can").select_option("edit")
+            alice.get_by_role("button", name="Share", exact=True).click()
+            alice.get_by_role("button", name="Unshare bob").wait_for()
+            assert store.as_person("bob").get("expenses").access == "edit"
+
+            bobs = b.new_context().new_page()
+            bobs.goto(f"{server.url}/login?token={bob}")
+            assert bobs.url.endswith("/skills")
+            assert bobs.get_by_text("shared by alice · edit").is_visible()
+            bobs.goto(server.url + "/skills/expenses")
+            assert bobs.get_by_text("alice shared this skill with you").is_visible()
+            assert bobs.get_by_role("button", name="Delete this skill").count() == 0
+
+            alice.once("dialog", lambda d: d.accept())
+            alice.get_by_role("button", name="Unshare bob").click()
+            alice.get_by_text("Private: only you see it.").wait_for()
+            bobs.goto(server.url + "/skills")
+            assert bobs.get_by_text("expenses").count() == 0
+            b.close()
+    finally:
+        assert server.stop() == 0
