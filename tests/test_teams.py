@@ -30,6 +30,14 @@ def slugs(store: SkillStore) -> list[str]:
 
 
 @pytest.fixture
+def cli_on_both(cli, settings: Settings):
+    """The command line on the engine of ``settings``."""
+    engine = {"TEACHD_DB_URL": settings.db_url} if settings.db_url else {}
+    yield lambda *args, **extra: cli(*args, **engine, **extra)
+    assert (settings.home / "teachd.db").exists() is not bool(settings.db_url)  # the engine it said
+
+
+@pytest.fixture
 def team(store: SkillStore) -> dict[str, SkillStore]:
     """alice (the store's owner, at this machine), bob and carol with tokens."""
     users = UserStore(store.db)
@@ -160,8 +168,10 @@ def test_a_token_is_its_persons_until_revoked_and_only_its_hash_is_stored(store:
     assert token.encode() not in data and again.encode() not in data
 
 
-def test_the_cli_manages_people_groups_and_grants(cli, tmp_path: Path) -> None:
+def test_the_cli_manages_people_groups_and_grants(cli_on_both, tmp_path: Path) -> None:
     from tests.conftest import write_skill
+
+    cli = cli_on_both
 
     write_skill(tmp_path / "skills", "expenses")
     assert cli("skills", "import", str(tmp_path / "skills" / "expenses")).code == 0

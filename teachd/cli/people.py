@@ -78,6 +78,11 @@ def _members(required: bool) -> Any:
                         help="A person in the group (repeat).")
 
 
+def _members_said(as_json: bool, name: str, members: list[str]) -> None:
+    short = name.removeprefix("@")
+    emit(as_json, {"name": short, "members": members}, f"@{short}: {', '.join(members) or '(no members)'}")
+
+
 @click.group()
 def groups() -> None:
     """Groups of people, to share a skill once with @GROUP."""
@@ -90,9 +95,7 @@ def groups() -> None:
 @pass_app
 def group_create(app: App, name: str, members: tuple[str, ...], as_json: bool) -> None:
     """Create group NAME (share with it as @NAME)."""
-    got = _groups(app).create(name, members)
-    short = name.removeprefix("@")
-    emit(as_json, {"name": short, "members": got}, f"@{short}: {', '.join(got)}")
+    _members_said(as_json, name, _groups(app).create(name, members))
 
 
 @groups.command("list")
@@ -113,9 +116,7 @@ def group_list(app: App, as_json: bool) -> None:
 @pass_app
 def group_add(app: App, name: str, members: tuple[str, ...], as_json: bool) -> None:
     """Add people to group NAME: they get its grants at once."""
-    got = _groups(app).add(name, members)
-    short = name.removeprefix("@")
-    emit(as_json, {"name": short, "members": got}, f"@{short}: {', '.join(got)}")
+    _members_said(as_json, name, _groups(app).add(name, members))
 
 
 @groups.command("remove")

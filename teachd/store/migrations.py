@@ -185,6 +185,8 @@ MIGRATIONS.append(
             granted_at TEXT NOT NULL,
             PRIMARY KEY (owner, slug, grantee)
         );
+        CREATE INDEX grants_by_grantee ON grants (grantee);
+        CREATE INDEX group_members_by_member ON group_members (member);
         ALTER TABLE feedback ADD COLUMN skill_owner TEXT
         """,
     )
