@@ -335,6 +335,7 @@ def test_the_skill_page_shares_and_unshares_in_chromium(store: SkillStore, setti
     from playwright.sync_api import sync_playwright
 
     from recorder.browser import chromium_path, launch_args
+    from tests.test_server import shot
 
     bob = UserStore(store.db).add("bob")
     skill(store, "expenses")
@@ -342,7 +343,7 @@ def test_the_skill_page_shares_and_unshares_in_chromium(store: SkillStore, setti
     try:
         with sync_playwright() as pw:
             b = pw.chromium.launch(executable_path=chromium_path(None), args=launch_args(None))
-            alice = b.new_page()
+            alice = b.new_page(viewport={"width": 1280, "height": 860})
             alice.goto(server.login_url)
             alice.goto(server.url + "/skills/expenses")
             assert alice.get_by_text("Private: only you see it.").is_visible()
@@ -351,11 +352,14 @@ def test_the_skill_page_shares_and_unshares_in_chromium(store: SkillStore, setti
             alice.get_by_role("button", name="Share", exact=True).click()
             alice.get_by_role("button", name="Unshare bob").wait_for()
             assert store.as_person("bob").get("expenses").access == "edit"
+            alice.get_by_role("heading", name="Sharing").scroll_into_view_if_needed()
+            shot(alice, "skill-sharing")
 
-            bobs = b.new_context().new_page()
+            bobs = b.new_context(viewport={"width": 1280, "height": 860}).new_page()
             bobs.goto(f"{server.url}/login?token={bob}")
             assert bobs.url.endswith("/skills")
             assert bobs.get_by_text("shared by alice · edit").is_visible()
+            shot(bobs, "skills-shared-with-bob")
             bobs.goto(server.url + "/skills/expenses")
             assert bobs.get_by_text("alice shared this skill with you").is_visible()
             assert bobs.get_by_role("button", name="Delete this skill").count() == 0
