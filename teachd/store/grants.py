@@ -7,12 +7,12 @@ next manifest.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from teachd.errors import BadInput, NotFound
-from teachd.store.db import Database
+from teachd.store.db import Database, Row
 from teachd.store.groups import GroupStore
 from teachd.store.users import UserStore
 
@@ -22,22 +22,24 @@ if TYPE_CHECKING:
 USE, EDIT = "use", "edit"
 CAN = (USE, EDIT)
 
-_REACHING = ("SELECT owner, slug, can FROM grants WHERE owner <> ? AND (grantee = ? OR grantee IN "
-             "(SELECT '@' || grp FROM group_members WHERE member = ?))")
+# The grants that reach a person (three times their name), directly or through a group.
+REACHING = ("SELECT owner, slug, can FROM grants WHERE owner <> ? AND (grantee = ? OR grantee IN "
+            "(SELECT '@' || grp FROM group_members WHERE member = ?))")
 
 
-def reaching(db: Database, user: str, slug: str | None = None) -> dict[tuple[str, str], str]:
-    """(owner, slug) → use/edit for every skill shared with ``user``, directly
-    or through a group; the stronger grant wins when there are several."""
-    sql, params = _REACHING, [user, user, user]
-    if slug is not None:
-        sql, params = sql + " AND slug = ?", [*params, slug]
+def strongest(rows: Iterable[Row]) -> dict[tuple[str, str], str]:
+    """(owner, slug) → use/edit; the stronger grant wins when there are several."""
     out: dict[tuple[str, str], str] = {}
-    for r in db.query(sql, params):
+    for r in rows:
         key = (str(r["owner"]), str(r["slug"]))
         if out.get(key) != EDIT:
             out[key] = str(r["can"])
     return out
+
+
+def reaching(db: Database, user: str, slug: str) -> dict[tuple[str, str], str]:
+    """What shares ``slug`` with ``user``: (owner, slug) → use/edit."""
+    return strongest(db.query(REACHING + " AND slug = ?", (user, user, user, slug)))
 
 
 def _now() -> str:

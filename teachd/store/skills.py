@@ -21,7 +21,7 @@ from teachd.skills.approval import Approval
 from teachd.skills.skillmd.fields import name_problems
 from teachd.store.crypto import Cipher
 from teachd.store.db import Database, Row, Transaction
-from teachd.store.grants import reaching
+from teachd.store.grants import REACHING, reaching, strongest
 from teachd.store.limits import check_files
 from teachd.store.models import Skill, SkillContent, SkillVersion
 
@@ -71,30 +71,27 @@ class SkillStore:
         """The person's skills with their current revisions, in one query (a
         manifest of thousands is one round trip, on PostgreSQL too);
         ``shared`` adds those granted to them, their own slugs first."""
-        sql = ("SELECT s.slug, s.owner, s.enabled, s.current_version, s.created_at, s.updated_at, "
-               "v.version, v.created_at AS version_created_at, "
-               + ", ".join(f"v.{f}" for f in _ENCRYPTED)
-               + " FROM skills s JOIN skill_versions v ON v.owner = s.owner AND v.slug = s.slug"
-               " AND v.version = s.current_version WHERE ")
+        cols = ("s.slug, s.owner, s.enabled, s.current_version, s.created_at, s.updated_at, v.version, "
+                "v.created_at AS version_created_at, " + ", ".join(f"v.{f}" for f in _ENCRYPTED))
+        current = ("JOIN skill_versions v ON v.owner = s.owner AND v.slug = s.slug"
+                   " AND v.version = s.current_version")
         on = " AND s.enabled = 1" if enabled_only else ""
-        rows = self.db.query(sql + "s.owner = ?" + on + " ORDER BY s.slug", (self.owner,))
+        rows = self.db.query(f"SELECT {cols} FROM skills s {current} WHERE s.owner = ?{on} ORDER BY s.slug",
+                             (self.owner,))
         access = {(self.owner, str(r["slug"])): "own" for r in rows}
-        if shared:
-            granted = reaching(self.db, self.owner)
-            if granted:
-                theirs = self.db.query(
-                    sql + "s.owner <> ?" + on + " AND EXISTS (SELECT 1 FROM grants g WHERE g.owner = s.owner"
-                    " AND g.slug = s.slug AND (g.grantee = ? OR g.grantee IN (SELECT '@' || grp FROM"
-                    " group_members WHERE member = ?))) ORDER BY s.slug, s.owner",
-                    (self.owner, self.owner, self.owner))
-                mine = {str(r["slug"]) for r in rows}
-                for r in theirs:
-                    key = (str(r["owner"]), str(r["slug"]))
-                    if key[1] not in mine and key in granted:
-                        mine.add(key[1])
-                        rows.append(r)
-                        access[key] = granted[key]
-                rows.sort(key=lambda r: str(r["slug"]))
+        if shared:  # one more query: every skill shared with them, with what they may do
+            theirs = self.db.query(
+                f"SELECT {cols}, g.can FROM skills s JOIN ({REACHING}) g ON g.owner = s.owner"
+                f" AND g.slug = s.slug {current} WHERE 1 = 1{on} ORDER BY s.slug, s.owner", (self.owner,) * 3)
+            granted = strongest(theirs)
+            mine = {str(r["slug"]) for r in rows}
+            for r in theirs:
+                key = (str(r["owner"]), str(r["slug"]))
+                if key[1] not in mine:  # their own slug first, then the first owner's by name
+                    mine.add(key[1])
+                    rows.append(r)
+                    access[key] = granted[key]
+            rows.sort(key=lambda r: str(r["slug"]))
         return [self._skill(r, self._version({**r, "created_at": r["version_created_at"]}).content,
                             access[(str(r["owner"]), str(r["slug"]))]) for r in rows]
 
