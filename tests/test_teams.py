@@ -372,3 +372,33 @@ def test_the_skill_page_shares_and_unshares_in_chromium(store: SkillStore, setti
             b.close()
     finally:
         assert server.stop() == 0
+
+
+def test_a_demonstration_on_the_daemon_is_its_persons(tmp_path: Path) -> None:
+    """One recording at a time per daemon: another person sees only that one
+    runs, and can neither steer nor stop it."""
+    import subprocess
+    from types import SimpleNamespace
+
+    from teachd.server.jobs import Teaching
+
+    teaching = Teaching({}, tmp_path / "control")
+    busy = subprocess.Popen(["sleep", "30"])  # stands in for `teachd teach`'s process
+    try:
+        teaching.process = SimpleNamespace(proc=busy, events=lambda: [], cdp_port=9222)  # type: ignore[assignment]
+        teaching.owner, teaching.name = "alice", "Submit expenses"
+        assert teaching.status("alice")["name"] == "Submit expenses"
+        assert teaching.status("bob") == {"recording": False, "busy": True, "name": "", "steps": [],
+                                          "result": None, "cdp_port": None}
+        with pytest.raises(NotFound):
+            teaching.command("pause", "bob")
+        with pytest.raises(NotFound):
+            teaching.stop("bob")
+        with pytest.raises(Conflict, match=r"\(by alice\)"):
+            teaching.start("Bob's task", "https://example.test/", True, "bob")
+        assert not (tmp_path / "control").exists() and busy.poll() is None
+        teaching.command("pause", "alice")
+        assert (tmp_path / "control").read_text() == '{"kind": "pause"}\n'
+    finally:
+        busy.kill()
+        busy.wait()

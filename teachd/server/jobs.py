@@ -109,14 +109,18 @@ class Teaching:
                 out.append({"action": e["type"], "target": "", "masked": False})
         return out
 
+    def _theirs(self, owner: str) -> bool:
+        """The demonstration on this daemon is another person's."""
+        return self.process is not None and self.owner != owner
+
     def mine(self, owner: str) -> None:
-        if self.process is not None and self.owner != owner:
+        if self._theirs(owner):
             raise NotFound("you are not recording a demonstration on this daemon")
 
     def status(self, owner: str) -> dict[str, Any]:
         """The person's own demonstration; another person's shows only that one is running."""
         running = self.process is not None and self.process.proc.poll() is None
-        if self.process is not None and self.owner != owner:
+        if self._theirs(owner):
             return {"recording": False, "busy": running, "name": "", "steps": [], "result": None,
                     "cdp_port": None}
         return {"recording": running, "name": self.name, "steps": self.steps(), "result": self.result,
