@@ -402,3 +402,38 @@ def test_a_demonstration_on_the_daemon_is_its_persons(tmp_path: Path) -> None:
     finally:
         busy.kill()
         busy.wait()
+
+
+def test_daemons_starting_at_once_know_their_person_once(settings: Settings) -> None:
+    """Several processes opening one new store at the same moment (a team's
+    daemons after a deploy) each register the person at the machine: one
+    row, no error."""
+    import threading
+
+    from teachd.store import open_database, open_store
+
+    open_store(settings)  # the schema
+    errors: list[BaseException] = []
+    names = [f"person-{n}" for n in range(12)]
+    barrier = threading.Barrier(8)
+
+    def arrive() -> None:
+        db = open_database(settings)
+        try:
+            for name in names:  # each name: eight processes at the same moment
+                barrier.wait()
+                UserStore(db).ensure(name)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+            barrier.abort()
+        finally:
+            db.close()
+
+    threads = [threading.Thread(target=arrive) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    known = [u["name"] for u in UserStore(open_database(settings)).all()]
+    assert all(known.count(name) == 1 for name in names)

@@ -43,9 +43,9 @@ class UserStore:
     def ensure(self, name: str) -> None:
         """Know this person (the CLI's owner), without giving them a token."""
         if not self.db.query("SELECT 1 FROM users WHERE name = ?", (name,)):
-            with self.db.atomic() as tx:
-                if not tx.execute("SELECT 1 FROM users WHERE name = ?", (name,)):
-                    tx.execute("INSERT INTO users (name, created_at) VALUES (?, ?)", (name, self._clock()))
+            with self.db.atomic() as tx:  # two daemons starting at once on one store: one row, no error
+                tx.execute("INSERT INTO users (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                           (name, self._clock()))
 
     def add(self, name: str) -> str:
         """A new token for the person (known already, or new); printed once, never stored."""
