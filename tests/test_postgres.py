@@ -74,7 +74,9 @@ def test_two_daemons_on_one_postgresql_run_each_job_once_and_one_takes_over(
             for n, api in enumerate(apis, 1):  # "run now" through each daemon: the leader runs it, once
                 assert api.post(f"/api/schedules/{sid}/run").status_code == 200
                 wait_for(lambda n=n: len(app.state.reports) == n, 120)
-            wait_for(lambda: all(r["status"] != "running" for r in RunStore(store).recent()), 60)
+                # A schedule runs one at a time: the next Run now waits for this run's end.
+                wait_for(lambda n=n: len(rs := RunStore(store).recent()) == n
+                         and all(r["status"] != "running" for r in rs), 60)
             assert len(app.state.reports) == 2 and len(RunStore(store).recent()) == 2
             daemons[leader].proc.send_signal(signal.SIGKILL)  # the leader dies without a word
             daemons[leader].proc.wait(30)
