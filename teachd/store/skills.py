@@ -127,8 +127,12 @@ class SkillStore:
 
     def version(self, slug: str, version: int | None = None) -> SkillVersion:
         owner, _can = self.access(slug)
-        if version is None:
-            version = self.get(slug).current_version
+        if version is None:  # the current one: its number, not a second lookup and decryption via get()
+            current = self.db.query("SELECT current_version FROM skills WHERE owner = ? AND slug = ?",
+                                    (owner, slug))
+            if not current:
+                raise NotFound(f"no skill {slug!r}")
+            version = int(current[0]["current_version"])
         rows = self.db.query(
             "SELECT * FROM skill_versions WHERE owner = ? AND slug = ? AND version = ?",
             (owner, slug, version),
