@@ -4,6 +4,10 @@ typed once for both sides — the compiler writes it, the runner reads it.
 ``format_version`` guards the exchange: a file written by a newer compiler is
 refused with a clear message instead of being half understood. Older files
 (version 1, before anchors carried a container and an ``href``) still load.
+A plan is written at the lowest version that holds it: 3 only where a repair
+gave an anchor ``alternates`` (a runner that ignored them would halt where
+the repaired skill works), 2 otherwise — so a skill taught once is
+byte-for-byte what it was before repairs existed.
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3  # the newest this code reads
+BASE_FORMAT = 2  # what a plan without alternates is written as
 STEPS_FILE = "references/steps.json"
 ANCHORS_FILE = "references/anchors.json"
 
@@ -48,7 +53,11 @@ class Locator:
 
 @dataclass
 class Anchor:
-    """Everything known about one action's target."""
+    """Everything known about one action's target.
+
+    ``alternates``: the same target as later demonstrations showed it (a
+    repair after the page changed): each is evidence of its own, tried beside
+    this one, and the replay acts only when they all point to one element."""
 
     page: str
     describe: str
@@ -57,18 +66,27 @@ class Anchor:
     geometry: dict[str, Any] = field(default_factory=dict)
     fingerprint: dict[str, Any] | None = None
     frame_url: str | None = None
+    alternates: list[Anchor] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"page": self.page, "describe": self.describe, "frame_url": self.frame_url,
-                "locators": [loc.to_dict() for loc in self.locators], "expect": self.expect,
-                "geometry": self.geometry, "fingerprint": self.fingerprint}
+        out = {"page": self.page, "describe": self.describe, "frame_url": self.frame_url,
+               "locators": [loc.to_dict() for loc in self.locators], "expect": self.expect,
+               "geometry": self.geometry, "fingerprint": self.fingerprint}
+        if self.alternates:
+            out["alternates"] = [a.to_dict() for a in self.alternates]
+        return out
+
+    def versions(self) -> list[Anchor]:
+        """This evidence first, then each repair's."""
+        return [self, *self.alternates]
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Anchor:
         return cls(page=str(data.get("page") or ""), describe=str(data.get("describe") or "the target"),
                    locators=[Locator.from_dict(x) for x in data.get("locators") or []],
                    expect=dict(data.get("expect") or {}), geometry=dict(data.get("geometry") or {}),
-                   fingerprint=data.get("fingerprint"), frame_url=data.get("frame_url"))
+                   fingerprint=data.get("fingerprint"), frame_url=data.get("frame_url"),
+                   alternates=[cls.from_dict(a) for a in data.get("alternates") or []])
 
 
 @dataclass
@@ -124,13 +142,16 @@ class Procedure:
     parameters: dict[str, dict[str, Any]] = field(default_factory=dict)
     secrets: dict[str, dict[str, Any]] = field(default_factory=dict)
 
+    def format_version(self) -> int:
+        return FORMAT_VERSION if any(a.alternates for a in self.anchors.values()) else BASE_FORMAT
+
     def steps_doc(self) -> dict[str, Any]:
-        return {"format_version": FORMAT_VERSION, "start_url": self.start_url, "scope": self.scope,
+        return {"format_version": self.format_version(), "start_url": self.start_url, "scope": self.scope,
                 "success": self.success, "parameters": self.parameters, "secrets": self.secrets,
                 "steps": [s.to_dict() for s in self.steps]}
 
     def anchors_doc(self) -> dict[str, Any]:
-        return {"format_version": FORMAT_VERSION,
+        return {"format_version": self.format_version(),
                 "anchors": {aid: a.to_dict() for aid, a in self.anchors.items()}}
 
     @classmethod

@@ -36,6 +36,21 @@ class Recording:
     frames: Mapping[str, bytes] = field(default_factory=dict)
     stop_reason: str | None = None
     torn_tail: bool = False
+    repair: Mapping[str, Any] | None = None  # a repair's recording: which run, skill, version and step
+
+
+def _repair_of(start: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A repair recording's start event names what it repairs (DESIGN §3.2's
+    start event, one optional field more)."""
+    info = start.get("repair")
+    if info is None:
+        return None
+    ok = isinstance(info, dict) and isinstance(info.get("step"), int) and info["step"] >= 1 and all(
+        isinstance(info.get(k), str) and info[k] for k in ("run", "slug")) and isinstance(
+        info.get("version"), int)
+    if not ok:
+        raise RecordingError("events.jsonl line 1: repair needs run, slug, version and step")
+    return {k: info[k] for k in ("run", "slug", "version", "step")}
 
 
 def parse_recording(events_text: str, frames: Mapping[str, bytes] | None = None) -> Recording:
@@ -80,4 +95,5 @@ def parse_recording(events_text: str, frames: Mapping[str, bytes] | None = None)
         frames=dict(frames or {}),
         stop_reason=stop.get("reason") if stop else None,
         torn_tail=torn,
+        repair=_repair_of(start),
     )

@@ -115,8 +115,11 @@ def _verify_line(i: int, step: dict[str, Any], steps: list[dict[str, Any]]) -> s
     return "the success check below holds"
 
 
-def skill_body(display: str, rec: Recording, proc: Built) -> str:
-    date = rec.started_at[:10] if rec.started_at else "an unrecorded date"
+def taught_on(rec: Recording) -> str:
+    return rec.started_at[:10] if rec.started_at else "an unrecorded date"
+
+
+def skill_body(display: str, date: str, proc: Built) -> str:
     lines = [
         f"# {md_escape(display)}",
         "",

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from compiler.names import slugify
-from compiler.plan import ANCHORS_FILE, STEPS_FILE
+from compiler.plan import ANCHORS_FILE, STEPS_FILE, Procedure
 from compiler.procedure import Built, build_procedure
 from compiler.recording import Recording
-from compiler.render import COMPILER_ID, description, recording_md, skill_body, to_json
+from compiler.render import COMPILER_ID, description, recording_md, skill_body, taught_on, to_json
 from compiler.secrets import mask_text
 
 
@@ -34,22 +34,28 @@ class CompiledSkill:
         return dict(sorted(out.items()))
 
 
+APPROVAL_TOOLS = ("computer_act",)  # forced to ask when the demonstration held a secret
+
+
+def plan_metadata(plan: Procedure, any_secret: bool) -> dict[str, str]:
+    """The frontmatter's ``teachd-*`` facts that follow from the plan."""
+    return {
+        "teachd-approval": "always-ask " + " ".join(APPROVAL_TOOLS) if any_secret else "none",
+        "teachd-compiler": COMPILER_ID,
+        "teachd-parameters": " ".join(plan.parameters) or "none",
+        "teachd-scope": " ".join(plan.scope),
+        "teachd-secrets": " ".join(plan.secrets) or "none",
+    }
+
+
 def compile_recording(rec: Recording) -> CompiledSkill:
     display = mask_text(" ".join(rec.name.split()) or "Taught task")[0]
     slug = slugify(rec.name)
     proc: Built = build_procedure(rec)
     any_secret = bool(proc.plan.secrets) or proc.masked_elsewhere > 0
-    approval = ("computer_act",) if any_secret else ()
-    metadata = {
-        "display-name": display,
-        "teachd-approval": "always-ask computer_act" if any_secret else "none",
-        "teachd-compiler": COMPILER_ID,
-        "teachd-kind": "taught",
-        "teachd-parameters": " ".join(proc.plan.parameters) or "none",
-        "teachd-recording": rec.id,
-        "teachd-scope": " ".join(proc.plan.scope),
-        "teachd-secrets": " ".join(proc.plan.secrets) or "none",
-    }
+    approval = APPROVAL_TOOLS if any_secret else ()
+    metadata = {"display-name": display, "teachd-kind": "taught", "teachd-recording": rec.id,
+                **plan_metadata(proc.plan, any_secret)}
     desc = description(display, proc)
     frontmatter = {
         "name": slug,
@@ -67,7 +73,7 @@ def compile_recording(rec: Recording) -> CompiledSkill:
         slug=slug,
         display_name=display,
         description=desc,
-        body=skill_body(display, rec, proc),
+        body=skill_body(display, taught_on(rec), proc),
         frontmatter=frontmatter,
         references=references,
         approval_tools=approval,

@@ -94,8 +94,9 @@ def _input_step(event: dict[str, Any], url: str, tab: int, title: str | None, do
 
 
 def to_steps(rec: Recording) -> list[Step]:
-    steps: list[Step] = [Step(action="goto", url=rec.start_url, t=0)]
-    url, tab, title, doc = rec.start_url, 0, None, 0
+    tab = int(rec.events[0].get("tab") or 0)  # a repair may begin in a tab its lead-in opened
+    steps: list[Step] = [Step(action="goto", url=rec.start_url, t=0, tab=tab)]
+    url, title, doc = rec.start_url, None, 0
     cause: Step | None = steps[0]  # the step the next navigation belongs to
     last_page_t = 0
     undone: set[int] = set()

@@ -49,6 +49,7 @@ class Bar:
     armed: bool = False  # "Mark next field secret" waits for the next field, across pages
     collapsed: bool = False
     position: dict[str, float] | None = None
+    banner: str | None = None  # a repair's instruction ("Click the **Submit** button — show me …")
     recent: deque[str] = field(default_factory=lambda: deque(maxlen=RECENT))
     _undoable: list[tuple[Ticket, str]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -56,6 +57,8 @@ class Bar:
     def state(self, toast: str | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "paused": self.paused, "collapsed": self.collapsed,
                                "armed": self.armed, "position": self.position, "recent": list(self.recent)}
+        if self.banner:
+            out["banner"] = self.banner
         if toast:
             out["toast"] = toast
         return out

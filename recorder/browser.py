@@ -90,6 +90,7 @@ class BrowserCapture:
     bar: Bar
     on_secret_mark: Callable[[], None] | None = None
     display: str | None = None
+    muted: bool = False  # a repair's lead-in: the replay's own clicks and typing are not the person's
     failures: int = 0  # reports that could not be turned into events (logged; in the stop event)
     frames_written: int = 0
     pending: list[tuple[Slot, Page | None, dict[str, Any]]] = field(default_factory=list)
@@ -114,6 +115,8 @@ class BrowserCapture:
 
     def _handle(self, page: Page | None, data: dict[str, Any]) -> dict[str, Any] | None:
         kind = str(data.get("kind"))
+        if self.muted:  # nothing is recorded yet: the bar only shows what is going on
+            return self.bar.state() if kind in ("hello", "bar") else None
         if kind in COMMANDS:
             if kind in ("mark", "marked") and self.on_secret_mark:
                 self.on_secret_mark()
@@ -181,6 +184,28 @@ class BrowserCapture:
             url=mask_url(str(data.get("url", "")))[0], target=_scrub_target(data.get("target")),
             frame=frame, **({"frame_fp": fp} if fp else {}),
         )
+
+    def drain(self) -> None:
+        """Every report a page still holds (typing not yet handed over) taken
+        now: the binding answers in order, so once a last hello comes back,
+        everything before it has been handled."""
+        for page in list(self.pages):
+            for frame in [] if page.is_closed() else page.frames:
+                try:
+                    frame.evaluate("async () => { if (window.__teachdFlushAll) window.__teachdFlushAll();"
+                                   " if (window.__teachdEmit) await window.__teachdEmit({kind: 'hello'}); }")
+                except Exception:  # a frame going away has nothing left to hand over
+                    continue
+        self.process_pending()
+
+    def show(self) -> None:
+        """Every tab's bar shows the recorder's state now."""
+        state = self.bar.state()
+        for page in self.pages:
+            try:
+                page.evaluate("s => window.__teachdBarAnswer && window.__teachdBarAnswer(s)", state)
+            except Exception:
+                continue
 
     def process_pending(self) -> None:
         """Take the crops the callbacks asked for (headless: page screenshots),

@@ -443,6 +443,7 @@
       button.stop { background: #b3261e; border-color: #d04a43; }
       .collapse { padding: 0 7px; }
       .toast { margin-top: 7px; min-height: 1.3em; color: #cfe3ff; }
+      .banner { margin-top: 7px; color: #ffd166; display: none; }
       .lock { margin-top: 5px; color: #ffd166; display: none; }
       .collapsed .controls, .collapsed .toast, .collapsed .lock { display: none; }
       .badge { position: fixed; z-index: 2147483647; font: 12px system-ui, sans-serif; background: #ffd166;
@@ -458,6 +459,7 @@
           <button class="collapse" title="Collapse or expand">–</button></div>
         <div class="controls"><button class="pause">Pause</button><button class="mark">Mark next field secret</button>
           <button class="undo">Undo last step</button><button class="stop">Stop</button></div>
+        <div class="banner"></div>
         <div class="lock">Masked field: its value is never recorded</div>
         <div class="toast"></div></div>` : "") + `<div class="badge">masked</div>`;
       // Clicking the bar must not take focus from the field being worked on.
@@ -514,9 +516,7 @@
       bar.classList.toggle("paused", paused);
       q(".pause").textContent = paused ? "Resume" : "Pause";
     };
-    const toast = (text) => {
-      const el = q(".toast");
-      if (!el) { if (!top) window.top.postMessage({ __teachdToast: String(text) }, "*"); return; }
+    const write = (el, text) => {
       el.textContent = "";
       // **bold** as the compiler writes names; built as nodes, never as HTML
       String(text).replace(/\\(.)/g, "$1").split("**").forEach((part, i) => {
@@ -525,6 +525,11 @@
         el.appendChild(node);
       });
     };
+    const toast = (text) => {
+      const el = q(".toast");
+      if (!el) { if (!top) window.top.postMessage({ __teachdToast: String(text) }, "*"); return; }
+      write(el, text);
+    };
     window.__teachdBarAnswer = (r) => {
       if (typeof r.paused === "boolean" && "name" in r) paused = r.paused;
       if (typeof r.armed === "boolean") armed = r.armed;
@@ -532,6 +537,9 @@
         collapsed = !!r.collapsed;
         const title = q(".title");
         if (title) title.textContent = (paused ? "Paused: " : "Recording ") + "“" + r.name + "”";
+        const banner = q(".banner"), stop = q(".stop");
+        if (banner) { write(banner, r.banner || ""); banner.style.display = r.banner ? "block" : "none"; }
+        if (stop) stop.textContent = r.banner ? "Done" : "Stop"; // a repair ends when the step is shown
         place(r.position);
         if (!r.toast && r.recent && r.recent.length) toast(r.recent[r.recent.length - 1]);
         show();

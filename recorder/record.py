@@ -23,7 +23,7 @@ from recorder.errors import NoDisplay, RecorderError
 from recorder.writer import EventWriter
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import BrowserContext, Page
 
 POLL_MS = 50
 log = logging.getLogger("teachd.recorder")
@@ -42,6 +42,17 @@ class TeachOptions:
     viewport: dict[str, int] = field(default_factory=lambda: {"w": 1280, "h": 800})
     control: Path | None = None  # JSON lines of bar commands from elsewhere (the daemon's Teach page)
     on_ready: Callable[[dict[str, Any]], None] | None = None
+    lead_in: Callable[[BrowserContext, Page], LeadIn] | None = None  # a repair: replay up to the step
+
+
+@dataclass
+class LeadIn:
+    """What a repair's lead-in leaves: the tab the person goes on in, what
+    the bar asks them to show, and what the start event says is repaired."""
+
+    page: Page
+    banner: str
+    start: dict[str, Any]
 
 
 @dataclass
@@ -104,9 +115,9 @@ def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Out
                 reason["value"] = "stopped from the recording bar"
                 stop.set()
 
-            capture = BrowserCapture(writer=writer, headless=opts.headless, pages=pages,
-                                     bar=Bar(opts.name, writer, on_stop=stop_from_bar),
-                                     display=opts.display)
+            bar = Bar(opts.name, writer, on_stop=stop_from_bar)
+            capture = BrowserCapture(writer=writer, headless=opts.headless, pages=pages, bar=bar,
+                                     display=opts.display, muted=opts.lead_in is not None)
             def on_close(*_: Any) -> None:
                 if not stop.is_set():
                     reason["value"] = "browser closed"
@@ -116,16 +127,31 @@ def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Out
             ctx.on("page", capture.add_tab)
             page = ctx.pages[0] if ctx.pages else ctx.new_page()
             capture.tab_of(page)
-            writer.put("start", name=opts.name, url=mask_url(opts.url)[0],
-                       screen={"w": opts.viewport["w"], "h": opts.viewport["h"]},
-                       recorder=f"teachd-recorder {__version__}", id=opts.folder.name,
-                       started_at=started.isoformat(timespec="seconds"))
+
+            def start(url: str, **extra: Any) -> None:
+                writer.put("start", name=opts.name, url=mask_url(url)[0],
+                           screen={"w": opts.viewport["w"], "h": opts.viewport["h"]},
+                           recorder=f"teachd-recorder {__version__}", id=opts.folder.name,
+                           started_at=started.isoformat(timespec="seconds"), **extra)
+
+            if opts.lead_in is None:
+                start(opts.url)
             ctx.expose_binding(BINDING, capture.on_emit)
             ctx.add_init_script(path=str(CAPTURE_JS))
-            try:
-                page.goto(opts.url, wait_until="domcontentloaded", timeout=20_000)
-            except PlaywrightError as exc:
-                raise RecorderError(f"cannot open {opts.url}: {str(exc).splitlines()[0]}") from None
+            if opts.lead_in is not None:
+                bar.banner = "Replaying the steps before the one to show you…"
+                lead = opts.lead_in(ctx, page)
+                page = lead.page
+                capture.drain()  # what the replay typed is the replay's, not the person's
+                capture.muted, bar.banner = False, lead.banner
+                tab = capture.tab_of(page)  # the lead-in may have gone on in a new tab
+                start(page.url, **lead.start, **({"tab": tab} if tab else {}))
+                capture.show()
+            else:
+                try:
+                    page.goto(opts.url, wait_until="domcontentloaded", timeout=20_000)
+                except PlaywrightError as exc:
+                    raise RecorderError(f"cannot open {opts.url}: {str(exc).splitlines()[0]}") from None
             if opts.os_input and opts.display:
                 desktop = _start_desktop(writer)
             if opts.on_ready:

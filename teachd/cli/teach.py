@@ -9,8 +9,10 @@ import shutil
 import signal
 import sys
 import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -47,16 +49,25 @@ def _stop_running(app: App, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("name")
+@click.argument("name", required=False)
 @click.option("--url", help="Where the demonstration starts.")
+@click.option("--repair", "repair_run", metavar="RUN_ID",
+              help="Repair a skill by showing one step: replay the halted run's steps before the one "
+                   "it could not trust, then record what you do there (see below).")
+@click.option("--extend-scope", is_flag=True,
+              help="With --repair: add sites the repair visited to the skill's allowed scope "
+                   "without asking.")
+@click.option("--ask-on", type=click.Choice(["terminal", "page"]), default="terminal", show_default=True,
+              help="With --repair: where the replay before the step asks for approvals and secrets — "
+                   "this terminal, or the running daemon's Approvals page.")
 @click.option("--cdp-port", type=click.IntRange(1024, 65535),
               help="Expose Chromium's DevTools on 127.0.0.1:N so automation can drive it.")
 @click.option("--headless", is_flag=True, help="No visible window (for tests and CI).")
 @click.option("--no-os-input", is_flag=True, help="Do not record desktop clicks and keys.")
 @json_option
 @pass_app
-def teach(app: App, name: str, url: str | None, cdp_port: int | None, headless: bool,
-          no_os_input: bool, as_json: bool) -> None:
+def teach(app: App, name: str | None, url: str | None, repair_run: str | None, extend_scope: bool,
+          ask_on: str, cdp_port: int | None, headless: bool, no_os_input: bool, as_json: bool) -> None:
     """Record a demonstration of task NAME starting at --url, then compile and save it.
 
     A bar in the page says it is recording and shows each step as it is
@@ -64,24 +75,36 @@ def teach(app: App, name: str, url: str | None, cdp_port: int | None, headless: 
     field), Undo last step and Stop. Recording also stops when the browser is
     closed, on Ctrl+C / SIGTERM, or on `teachd teach stop`. A masked field's
     value is never written anywhere.
+
+    With --repair RUN_ID (a run that halted at step N): the browser replays
+    steps 1…N−1 under the skill's approvals, the bar names step N ("Click the
+    Submit report button — show me where it is now"), and what you do until
+    Done (or closing the browser) becomes the skill's next version: step N
+    keeps its old evidence and gains the new, steps you add or skip are
+    spliced in, and the History says "repaired step N (run …)". A site
+    outside the skill's scope is added only if you agree (or --extend-scope).
     """
-    if name == "stop" and url is None:
+    if name == "stop" and url is None and repair_run is None:
         return _stop_running(app, as_json)
-    if not url:
+    if repair_run is None and not name:
+        raise click.UsageError("NAME is required (or --repair RUN_ID)")
+    if repair_run is None and not url:
         raise click.UsageError("--url is required")
-    if not url.startswith(("http://", "https://")):
+    if url and not url.startswith(("http://", "https://")):
         raise BadInput(f"--url must be an http(s) URL, not {url!r}")
     from recorder.record import TeachOptions, new_recording_id, record
     from teachd.teach.compile import compile_dir, save_compiled
     from teachd.teach.retention import purge_recordings
 
     settings = app.settings
+    repairing = _repairing(app, repair_run, ask_on, as_json) if repair_run else None
     lock = teach_lock(settings.home)
     if not lock.try_acquire():
         raise Conflict("a recording is already running; stop it with `teachd teach stop`")
     settings.recordings_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     purge_recordings(settings.recordings_dir, settings.retention_days)
     folder = settings.recordings_dir / new_recording_id()
+    task = repairing.name if repairing else str(name)
 
     def ready(info: dict[str, object]) -> None:
         lock.describe({"pid": os.getpid(), "recording_dir": str(folder)})
@@ -90,13 +113,15 @@ def teach(app: App, name: str, url: str | None, cdp_port: int | None, headless: 
                                    "cdp_port": cdp_port}), err=True)
             return
         port = f"; DevTools on 127.0.0.1:{cdp_port}" if cdp_port else ""
-        click.echo(f"teachd: recording {name!r} into {folder}{port}. Close the browser, press "
+        what = (f"your part of step {repairing.step} of {task!r}" if repairing else repr(task))
+        click.echo(f"teachd: recording {what} into {folder}{port}. Close the browser, press "
                    "Ctrl+C or run `teachd teach stop` to finish.", err=True)
 
-    opts = TeachOptions(name=name, url=url, folder=folder, chromium=settings.chromium,
-                        display=settings.display, cdp_port=cdp_port, headless=headless,
-                        os_input=not no_os_input, on_ready=ready,
-                        control=settings.home / CONTROL_FILE)
+    opts = TeachOptions(name=task, url=url or (repairing.start_url if repairing else ""), folder=folder,
+                        chromium=settings.chromium, display=settings.display, cdp_port=cdp_port,
+                        headless=headless, os_input=not no_os_input, on_ready=ready,
+                        control=settings.home / CONTROL_FILE,
+                        lead_in=repairing.lead_in if repairing else None)
     try:
         outcome = record(opts)
     except Exception:
@@ -110,6 +135,8 @@ def teach(app: App, name: str, url: str | None, cdp_port: int | None, headless: 
     else:
         click.echo(f"teachd: stopped ({outcome.reason}); {outcome.events} events, "
                    f"{outcome.frames} crops. Compiling…", err=True)
+    if repairing:
+        return save_repair(app, folder, extend_scope, as_json)
     try:
         with component_errors():
             compiled = compile_dir(folder)
@@ -119,4 +146,64 @@ def teach(app: App, name: str, url: str | None, cdp_port: int | None, headless: 
                         f"`teachd compile {folder} --save`)") from None
     data = {"recording_dir": str(folder), "slug": skill.slug, "version": skill.current_version}
     emit(as_json, data, f"recording {folder.name}: saved {skill.slug} v{skill.current_version}")
+    sys.stdout.flush()
+
+
+@dataclass
+class _Repairing:
+    name: str
+    step: int
+    start_url: str
+    lead_in: Callable[..., Any]
+
+
+def _repairing(app: App, run_id: str, ask_on: str, as_json: bool) -> _Repairing:
+    """The halted run's step, and the lead-in that replays up to it with the
+    skill's approvals and secrets asked where the person is."""
+    from teachd.cli.run import secrets_from_user
+    from teachd.runner.gate import Gate, PageApprover, TerminalApprover
+    from teachd.runner.run import prepare
+    from teachd.runner.session import RunSession
+    from teachd.store.rules import RuleStore
+    from teachd.store.runs import RunStore
+    from teachd.teach.repair import lead_in, repair_target
+
+    target = repair_target(RunStore(app.store), run_id)
+    secret = secrets_from_user(app.settings)
+    approver: Any = TerminalApprover()
+    if ask_on == "page":
+        from teachd.mcp.secrets import DaemonSource
+        from teachd.server.secrets import page_secret
+        from teachd.store.approvals import ApprovalQueue
+
+        approver = PageApprover(ApprovalQueue(app.store), run_id)
+        secret = page_secret(app.settings.secret_from_env, DaemonSource(app.settings.home),
+                             lambda: run_id, [target.slug], timeout=300)
+    gate = Gate(approver, saved_rules=RuleStore(app.store.db, app.store.owner).tools())
+    proc = prepare(RunSession(app.store, gate, None), target.slug, {})
+    say = None if as_json else (lambda msg: click.echo(f"teachd: {msg}", err=True))
+    return _Repairing(target.name, target.step.n, proc.start_url, lead_in(target, proc, gate, secret, say))
+
+
+def save_repair(app: App, folder: Path, extend_scope: bool, as_json: bool) -> None:
+    """Merge a repair recording into its skill; the scope grows only if the person agrees."""
+    from teachd.teach.repair import apply_repair, summary_of
+
+    def agree(origins: Sequence[str]) -> bool:
+        if extend_scope:
+            return True
+        if as_json or not sys.stdin.isatty():
+            return False
+        return click.confirm(f"teachd: the repair went to {', '.join(origins)}, outside the skill's "
+                             "allowed scope. Allow the skill to act there?", default=False, err=True)
+
+    try:
+        with component_errors():
+            skill, repaired = apply_repair(app.store, folder, agree)
+    except TeachdError as exc:
+        kept = "" if str(folder) in str(exc) else f" (the repair recording is kept in {folder})"
+        raise type(exc)(f"{exc}{kept}") from None
+    data = summary_of(skill, repaired, folder)
+    emit(as_json, dict(data), f"repair {folder.name}: saved {skill.slug} v{skill.current_version} — "
+                              f"{repaired.summary}")
     sys.stdout.flush()

@@ -118,6 +118,22 @@ def type_like_a_person(target: PwLocator, value: str, editable: bool, timeout_ms
         expect(target).to_have_text(value, timeout=2000)
 
 
+def agreed(found: list[tuple[Any, Choice]]) -> tuple[Choice, Any]:
+    """One choice from each evidence version of an anchor (the taught one,
+    then each repair's): the element they point to when they all that point
+    anywhere point to the same one and none is ambiguous; else why not."""
+    picked = {(id(root), c.candidate.identity): (c, root) for root, c in found if c.candidate is not None}
+    torn = [c for _root, c in found if c.reason.startswith("ambiguous")]
+    if len(picked) == 1 and not torn:
+        return next(iter(picked.values()))
+    if len(picked) > 1:
+        why = "ambiguous: the taught and the repaired evidence point to different elements"
+        return Choice(None, why), None
+    if torn and picked:
+        return Choice(None, torn[0].reason), None
+    return found[0][1], None
+
+
 class Replayer:
     def __init__(self, context: BrowserContext, page: Page, proc: Procedure, gate: Gate,
                  params: Mapping[str, str], secret: Callable[[str], str],
@@ -192,28 +208,34 @@ class Replayer:
 
     def resolve(self, n: int, anchor: Anchor) -> tuple[PwLocator, Choice]:
         """Exactly one agreeing element, waiting for the page to change while
-        there is none, up to the step timeout."""
+        there is none, up to the step timeout. A repaired anchor's evidence
+        versions are each asked; they must not disagree (see ``agreed``)."""
         deadline = time.monotonic() + self.step_timeout
         choice = Choice(None, "its frame is not on the page")
         while True:
             remaining = deadline - time.monotonic()
-            root = self._root(anchor)
             try:
-                if root is None:
+                looks = [(root, v) for v in anchor.versions() if (root := self._root(v)) is not None]
+                if not looks:
                     if remaining <= 0:
                         break
                     self.page.wait_for_event("framenavigated", timeout=remaining * 1000)
                     continue
-                candidates, ambiguous, mark = self._candidates(root, anchor)
-                choice = choose(anchor.expect, candidates, ambiguous)
-                if choice.candidate is not None:
+                found = []
+                mark: int | None = None
+                for root, version in looks:
+                    candidates, ambiguous, seen = self._candidates(root, version)
+                    mark = seen if mark is None else mark
+                    found.append((root, choose(version.expect, candidates, ambiguous)))
+                choice, root = agreed(found)
+                if choice.candidate is not None and root is not None:
                     return self._act_on(root, choice.candidate), choice
                 if remaining <= 0:
                     break
                 if mark is None:  # nothing could be asked: the page is between documents
                     self.page.wait_for_load_state("domcontentloaded", timeout=remaining * 1000)
                     continue
-                root.wait_for_function(_CHANGED, arg=mark, timeout=remaining * 1000)
+                looks[0][0].wait_for_function(_CHANGED, arg=mark, timeout=remaining * 1000)
             except PlaywrightTimeout:
                 continue  # the deadline is checked at the top
             except PlaywrightError:
@@ -248,9 +270,13 @@ class Replayer:
         return str((self.proc.parameters.get(name) or {}).get("default", ""))
 
     # -- steps --------------------------------------------------------------
-    def run(self) -> None:
+    def run(self, until: int | None = None) -> None:
+        """Every step and the success check; with ``until``, only the steps
+        before that one (a repair's lead-in: the person takes over there)."""
         for step in self.proc.steps:
             n, action = step.n, step.action
+            if until is not None and n >= until:
+                return
             self.progress(plain(f"step {n}: {action} {step.describe or step.url or ''}"))
             try:
                 via = self._do(step)

@@ -170,12 +170,19 @@ def desk_secret(environ_secret: Callable[[str], tuple[str, str | None]], desk: S
     on a schedule): ``TEACHD_SECRET_<NAME>`` where the daemon runs, else typed
     by the person on the Approvals page; unanswered in time, the run stops
     before typing anything."""
+    return page_secret(environ_secret, DeskSource(desk, ""), run_id, skills, timeout)
+
+
+def page_secret(environ_secret: Callable[[str], tuple[str, str | None]], source: SecretSource,
+                run_id: Callable[[], str], skills: list[str], timeout: float) -> Callable[[str], str]:
+    """``desk_secret`` for any source: the daemon's own desk, or (from a child
+    process the daemon started, such as a repair's recorder) its API."""
 
     def secret(name: str) -> str:
         var, value = environ_secret(name)
         if value:
             return value
-        _ticket, typed = wait_for_secret(DeskSource(desk, ""), name, run_id(), skills, timeout,
+        _ticket, typed = wait_for_secret(source, name, run_id(), skills, timeout,
                                          threading.Event())  # the desk wakes its waiters when it closes
         if not typed:
             raise PolicyStop(f"the secret {name!r} was not typed in time on the Approvals page "

@@ -37,15 +37,26 @@ def _json_line(line: str) -> dict[str, object]:
 
 
 class TeachProcess:
+    """``teachd teach NAME --url URL`` (or, with ``repair``, ``teachd teach
+    --repair RUN_ID``); ``answers`` is what its terminal would be told (the
+    approvals a repair's replay before the step asks for)."""
+
     def __init__(self, env: dict[str, str], name: str, url: str, *flags: str,
-                 cdp_port: int | None = None, timeout: float = 60) -> None:
+                 cdp_port: int | None = None, timeout: float = 60, repair: str | None = None,
+                 answers: str | None = None) -> None:
         self.cdp_port = cdp_port or free_port()
+        what = ["--repair", repair] if repair else [name, "--url", url]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "teachd", "teach", name, "--url", url, "--cdp-port",
-             str(self.cdp_port), "--json", *flags],
+            [sys.executable, "-m", "teachd", "teach", *what, "--cdp-port", str(self.cdp_port), "--json",
+             *flags],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdin=subprocess.PIPE if answers is not None else subprocess.DEVNULL,
             start_new_session=True,  # so kill -9 of the group takes Chromium too
         )
+        if answers is not None and self.proc.stdin is not None:
+            self.proc.stdin.write(answers)
+            self.proc.stdin.close()
+            self.proc.stdin = None  # told everything: communicate() has nothing more to send
         self.err_lines: list[str] = []
         deadline = time.monotonic() + timeout
         assert self.proc.stderr is not None
@@ -61,6 +72,11 @@ class TeachProcess:
                 self.proc.kill()
                 raise Failed("the recorder did not start: "
                              + " ".join("".join(self.err_lines).split())[-300:])
+
+    @classmethod
+    def repairing(cls, env: dict[str, str], run_id: str, *flags: str, answers: str | None = None,
+                  timeout: float = 120) -> TeachProcess:
+        return cls(env, "", "", *flags, repair=run_id, answers=answers, timeout=timeout)
 
     def events(self) -> list[dict[str, Any]]:
         """The events written so far (a torn last line is left out)."""

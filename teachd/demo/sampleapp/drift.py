@@ -32,6 +32,7 @@ EXPECTED: dict[str, str] = {
     "inserted_elements": RIGHT, "wrappers": RIGHT, "changed_labels": RIGHT, "link_to_button": RIGHT,
     "option_prefix": RIGHT, "below_fold": RIGHT, "decoys": RIGHT, "translated": RIGHT,
     "combination": RIGHT, "renamed_values": RIGHT, "submit_removed": HALTED, "ambiguous": HALTED,
+    "submit_relabelled": HALTED, "password_relabelled": HALTED,
 }
 DESCRIBED: dict[str, str] = {
     "base": "the page as demonstrated",
@@ -50,6 +51,8 @@ DESCRIBED: dict[str, str] = {
     "renamed_values": "the menu's option values changed (new ids), labels kept",
     "submit_removed": "the 'Submit report' button is gone",
     "ambiguous": "two identical 'Save' buttons, no id to tell them apart",
+    "submit_relabelled": "'Submit report' is now 'Send for approval', with no id (a repair teaches it)",
+    "password_relabelled": "the password field is now 'Passphrase', new id and name (a repair teaches it)",
 }
 
 

@@ -66,6 +66,8 @@ class Variant:
     ambiguous: bool = False  # two look-alike "Save" buttons, nothing stable to tell them apart
     renamed_values: bool = False  # the category options' values changed (new database ids)
     signin_removed: bool = False  # the sign-in page lost its "Sign in" button (health checks catch it)
+    submit_relabelled: bool = False  # "Submit report" became "Send for approval", with no id left
+    password_relabelled: bool = False  # the password field is now "Passphrase", new id and name
 
     @classmethod
     def named(cls, name: str) -> Variant:
@@ -160,9 +162,12 @@ def login_page(v: Variant, error: str = "") -> bytes:
     form = (f"<form method='post' action='/login'>"
             f"<label for='{h.id('email')}'>{h.e('Email')}</label>"
             f"<input id='{h.id('email')}' name='email' type='email' autocomplete='username' data-k='login.email'>"
-            f"<label for='{h.id('password')}'>{h.e('Password')}</label>"
-            f"<input id='{h.id('password')}' name='password' type='password' autocomplete='current-password'"
-            f" data-k='login.password'>"
+            + ("<label for='f-3a9c1e7b'>Passphrase</label>"  # an id a framework made up
+               "<input id='f-3a9c1e7b' name='passphrase' type='password' "
+               "autocomplete='current-password' data-k='login.password'>" if v.password_relabelled else
+               f"<label for='{h.id('password')}'>{h.e('Password')}</label>"
+               f"<input id='{h.id('password')}' name='password' type='password' "
+               "autocomplete='current-password' data-k='login.password'>")
             + ("" if v.signin_removed else
                f"<p><button id='{h.id('login-btn')}' data-testid='login-submit' type='submit' data-k='login.submit'>"
                f"{h.e('Sign in')}</button></p>")
@@ -279,6 +284,8 @@ def form_page(v: Variant) -> bytes:
                           "<label for='project'>Project</label><input id='project' name='project'>")
     submit = "" if v.submit_removed else (
         f"<button id='{h.id('submit')}' type='submit' data-k='report.submit'>{h.e('Submit report')}</button>")
+    if v.submit_relabelled:
+        submit = "<button type='submit' data-k='report.submit'>Send for approval</button>"
     if v.decoys:
         submit = ("<button type='button' data-k='decoy.draft' onclick=\"this.textContent='Saved as draft'\">"
                   "Submit draft</button> " + submit +

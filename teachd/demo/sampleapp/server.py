@@ -162,7 +162,7 @@ class SampleApp:
         form = {k: v[-1] for k, v in parse_qs(raw, keep_blank_values=True).items()}
         lists = parse_qs(raw, keep_blank_values=True)
         if path == "/login":
-            if form.get("email") == USER and form.get("password") == st.password:
+            if form.get("email") == USER and (form.get("password") or form.get("passphrase")) == st.password:
                 sid = secrets.token_hex(16)
                 with st.lock:
                     st.sessions.add(sid)

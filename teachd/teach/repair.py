@@ -1,0 +1,179 @@
+"""Repair by showing one step (``teachd teach --repair RUN_ID``, the web
+UI's *Show me*): what the halted run says is to be shown, the lead-in that
+replays the steps before it in the recorder's own browser (under the gate,
+with the same secrets prompt), and saving the merge as a new version.
+
+Nothing is lost on the way: a repair that cannot be merged (nothing shown,
+a skill changed meanwhile, a scope the person did not extend) leaves the
+skill as it was and its recording where it is, to be applied later with
+``teachd compile RECORDING --save``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from compiler.plan import STEPS_FILE, PlanStep, Procedure
+from compiler.repair import RepairedSkill, RepairError, repair_skill
+from teachd.errors import BadInput, Conflict, PolicyStop
+from teachd.skills.approval import Approval
+from teachd.skills.history import append_history
+from teachd.store.models import Skill, SkillContent
+from teachd.teach.recordings import read_recording
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Page
+
+    from recorder.record import LeadIn
+    from teachd.runner.gate import Gate
+    from teachd.store.runs import RunStore
+    from teachd.store.skills import SkillStore
+
+SHOWABLE = ("click", "dblclick", "type", "select", "check", "press")
+
+
+@dataclass(frozen=True)
+class RepairTarget:
+    """The step a halted run could not trust, and what it belongs to."""
+
+    run_id: str
+    slug: str
+    version: int
+    step: PlanStep
+    name: str  # the skill's display name: the repair recording's task
+
+    def start_fields(self) -> dict[str, object]:
+        return {"repair": {"run": self.run_id, "slug": self.slug, "version": self.version,
+                           "step": self.step.n}}
+
+
+def banner(step: PlanStep) -> str:
+    """What the bar asks the person to show ("Click the **Submit report**
+    button — show me where it is now")."""
+    what = step.describe or "the target"
+    check = "Uncheck" if step.checked is False else "Check"
+    do = {"click": f"Click {what}", "dblclick": f"Double-click {what}", "type": f"Type into {what}",
+          "select": f"Choose in {what}", "check": f"{check} {what}",
+          "press": f"Press **{'+'.join([*step.modifiers, step.key or ''])}** in {what}"}[step.action]
+    tail = " (your typing is masked)" if step.secret else ""
+    return f"Step {step.n}: {do} — show me where it is now{tail}, then press Done"
+
+
+def _steps_of(content: SkillContent) -> str:
+    return content.files.get(STEPS_FILE, "")
+
+
+def repair_target(runs: RunStore, run_id: str) -> RepairTarget:
+    """The halted step of ``run_id``; refused, with what to do instead, when
+    the run did not halt at a step a person can show."""
+    run = runs.one(run_id)
+    slug, skills = run.get("slug"), run.get("skills") or {}
+    halted = [s for s in run.get("steps") or [] if s.get("status") == "halted"]
+    if run["status"] != "failure" or not halted or not slug or slug not in skills:
+        raise BadInput(f"run {run_id} did not halt at a step ({run['status']}: {run.get('message', '')}); "
+                       "only a replay that halted at a step can be repaired")
+    _owner, can = runs.skills.access(slug)
+    if can == "use":
+        raise PolicyStop(f"{slug} is shared with you to use, not to edit: ask its owner to repair it")
+    version = int(skills[slug])
+    ran = runs.skills.version(slug, version).content
+    current = runs.skills.get(slug)
+    if _steps_of(ran) != _steps_of(current.current):
+        raise Conflict(f"{slug} changed since run {run_id} (v{version} → v{current.current_version}): "
+                       f"replay it again with `teachd run {slug}`, then repair that run")
+    proc = Procedure.from_files(current.current.files)
+    n = int(halted[-1]["n"])
+    step = proc.steps[n - 1] if 1 <= n <= len(proc.steps) else None
+    if step is None or step.action not in SHOWABLE or not step.anchor:
+        action = step.action if step else "no such step"
+        raise BadInput(f"run {run_id} halted at step {n} ({action}), which has no target on the page to "
+                       "show again; teach the task again with `teachd teach`")
+    return RepairTarget(run_id, slug, version, step, current.current.name)
+
+
+def lead_in(target: RepairTarget, proc: Procedure, gate: Gate, secret: Callable[[str], str],
+            progress: Callable[[str], None] | None = None,
+            step_timeout: float | None = None) -> Callable[[BrowserContext, Page], LeadIn]:
+    """The recorder's lead-in: steps 1…N−1 replayed on its page, then the
+    person takes over at step N with the banner naming it."""
+    from recorder.record import LeadIn
+    from teachd.runner.replay import STEP_TIMEOUT, Halt, Replayer
+
+    def run(context: BrowserContext, page: Page) -> LeadIn:
+        replayer = Replayer(context, page, proc, gate, {}, secret, progress=progress,
+                            step_timeout=step_timeout or STEP_TIMEOUT)
+        try:
+            replayer.run(until=target.step.n)
+        except Halt as exc:
+            raise Halt(f"the replay before step {target.step.n} halted ({exc}); nothing was recorded: "
+                       "replay the skill to see where it stops now") from None
+        return LeadIn(replayer.page, banner(target.step), target.start_fields())
+
+    return run
+
+
+def _merged(content: SkillContent, folder: Path) -> tuple[RepairedSkill, dict[str, object]]:
+    rec = read_recording(folder)
+    if not rec.repair:
+        raise BadInput(f"{folder} is not a repair recording")
+    try:
+        repaired = repair_skill(content.name, content.instructions, content.files,
+                                bool(content.approval.gated), rec)
+    except RepairError as exc:
+        raise BadInput(f"{exc} (the repair recording is kept in {folder})") from None
+    return repaired, dict(rec.repair)
+
+
+def repaired_content(content: SkillContent, repaired: RepairedSkill) -> SkillContent:
+    """The next version's content (pure): the merge, the History line, the
+    approval the repair forces, the frontmatter facts."""
+    facts = dict(content.metadata.get("metadata") or {})
+    facts.update(repaired.metadata)
+    approval = content.approval
+    if repaired.approval_tools:
+        approval = approval.union(Approval(True, repaired.approval_tools))
+    return replace(content, description=repaired.description,
+                   instructions=append_history(repaired.body, repaired.history),
+                   files=dict(repaired.references), approval=approval,
+                   metadata={**content.metadata, "metadata": facts})
+
+
+def apply_repair(store: SkillStore, folder: Path,
+                 extend_scope: Callable[[Sequence[str]], bool]) -> tuple[Skill, RepairedSkill]:
+    """Merge a repair recording into its skill as a new version. The scope
+    grows only where ``extend_scope`` agrees (asked outside the write lock);
+    the version the repair began on must still be the skill's plan."""
+    rec_info = read_recording(folder).repair
+    if not rec_info:
+        raise BadInput(f"{folder} is not a repair recording")
+    slug, version = str(rec_info["slug"]), int(rec_info["version"])
+    first, _info = _merged(store.get(slug).current, folder)
+    if first.new_origins and not extend_scope(first.new_origins):
+        raise PolicyStop(f"the repair went to {', '.join(first.new_origins)}, outside the skill's allowed "
+                         f"scope; the skill is unchanged. To add it: `teachd compile {folder} --save "
+                         "--extend-scope`")
+    began = _steps_of(store.version(slug, version).content)
+    done: dict[str, RepairedSkill] = {}
+
+    def edit(current: SkillContent) -> SkillContent:
+        if _steps_of(current) != began:
+            raise Conflict(f"{slug} changed since the repair began (v{version}); the skill is unchanged "
+                           f"and the repair recording is kept in {folder}")
+        repaired, _ = _merged(current, folder)
+        if not set(repaired.new_origins) <= set(first.new_origins):
+            raise Conflict("the skill's scope changed while the repair was confirmed; apply it again")
+        done["r"] = repaired
+        return repaired_content(current, repaired)
+
+    note = f"repaired step {rec_info['step']} (run {rec_info['run']}) from {folder.name}"
+    skill = store.update(slug, edit, note=note)
+    return skill, done["r"]
+
+
+def summary_of(skill: Skill, repaired: RepairedSkill, folder: Path) -> Mapping[str, object]:
+    return {"slug": skill.slug, "version": skill.current_version, "recording_dir": str(folder),
+            "step": repaired.step, "added": list(repaired.added), "skipped": list(repaired.skipped),
+            "new_origins": list(repaired.new_origins), "summary": repaired.summary}
