@@ -98,6 +98,14 @@ def _step_line(step: dict[str, Any], proc: Built) -> str:
     return f"{action} {what}."
 
 
+def _repaired_as(step: dict[str, Any], proc: Built) -> str:
+    """A repaired step says how a repair showed its target too."""
+    anchor = proc.plan.anchors.get(step.get("anchor") or "")
+    if anchor is None or not anchor.alternates:
+        return ""
+    return " — after a repair, also shown as " + " or ".join(a.describe for a in anchor.alternates)
+
+
 def _verify_line(i: int, step: dict[str, Any], steps: list[dict[str, Any]]) -> str:
     expect = step.get("expect")
     if expect:
@@ -141,7 +149,7 @@ def skill_body(display: str, date: str, proc: Built) -> str:
     lines += ["", "## Steps", ""]
     for i, step in enumerate(proc.steps):
         anchor = f" `anchor: {step['anchor']}`" if "anchor" in step else ""
-        lines.append(f"{step['n']}. {_step_line(step, proc)}{anchor}")
+        lines.append(f"{step['n']}. {_step_line(step, proc)}{anchor}{_repaired_as(step, proc)}")
         lines.append(f"   - page: <{step['page']}>")
         lines.append(f"   - verify: {_verify_line(i, step, proc.steps)}")
     success = proc.plan.success

@@ -134,11 +134,23 @@ def _stand_in(old: PlanStep, new: PlanStep, alternate: Anchor, anchors: dict[str
     return out
 
 
-def _first_stand_in(old: PlanStep, shown: list[PlanStep]) -> int:
+def _stand_in_index(old: PlanStep, shown: list[PlanStep], old_anchor: Anchor,
+                    anchors: Mapping[str, Anchor]) -> int:
+    """Which shown step stands for step N: of those of its kind, the one
+    that leads where it led, then the one sharing most words with its name,
+    then the first (a person who adds a step usually adds it before)."""
     kind = _KIND.get(old.action)
-    for i, step in enumerate(shown):
-        if step.anchor and _KIND.get(step.action) == kind:
-            return i
+    fits = [i for i, step in enumerate(shown) if step.anchor and _KIND.get(step.action) == kind]
+    if fits:
+        led = (old.expect or {}).get("url_pattern")
+        want = set(_words(old_anchor.expect))
+
+        def rank(i: int) -> tuple[bool, int, int]:
+            step = shown[i]
+            same_place = bool(led) and (step.expect or {}).get("url_pattern") == led
+            return same_place, len(want & set(_words(anchors[str(step.anchor)].expect))), -i
+
+        return max(fits, key=rank)
     what = {"click": "a click", "type": "typing into a field", "select": "a choice in a menu",
             "check": "a checkbox ticked", "press": "a key pressed in a field"}.get(kind or "", "an action")
     if not shown:
@@ -146,6 +158,11 @@ def _first_stand_in(old: PlanStep, shown: list[PlanStep]) -> int:
                           "repair it again and do the step before pressing Done")
     raise RepairError(f"the repair shows no {what} to stand for step {old.n} "
                       f"({old.describe or old.action}): the skill is unchanged")
+
+
+def _words(expect: Mapping[str, Any]) -> list[str]:
+    text = " ".join(str(expect.get(k) or "") for k in ("name", "label", "text"))
+    return re.findall(r"[^\W_]+", text.lower())
 
 
 def merge_plans(old: Procedure, seg: Procedure, n: int) -> tuple[Procedure, _Merge]:
@@ -156,7 +173,7 @@ def merge_plans(old: Procedure, seg: Procedure, n: int) -> tuple[Procedure, _Mer
     if not target.anchor or target.anchor not in old.anchors or target.action not in _KIND:
         raise RepairError(f"step {n} ({target.action}) has no target on the page to show again")
     shown = [s for s in seg.steps[1:]]  # the first is the page the repair began on
-    k = _first_stand_in(target, shown)
+    k = _stand_in_index(target, shown, old.anchors[target.anchor], seg.anchors)
     m = _Merge(old, seg, anchors={aid: replace(a) for aid, a in old.anchors.items()})
     for step in old.steps[: n - 1]:
         m.keep(step)
