@@ -211,3 +211,51 @@ def test_the_bar_names_the_step_to_show() -> None:
     secret = PlanStep(n=3, action="type", page=None, anchor="a2", describe="the **Password** field",
                       secret="password")
     assert "Type into the **Password** field" in banner(secret) and "masked" in banner(secret)
+
+
+def test_show_me_on_a_halted_run_repairs_it_from_the_web_ui(taught_sample, tmp_path: Path) -> None:
+    """Runs page → *Show me step N* → the lead-in's approvals answered as on
+    the Approvals page → the person shows the step in the taught browser →
+    *Done* on the Teach page → the new version, linked."""
+    import time
+
+    from playwright.sync_api import sync_playwright
+
+    from recorder.browser import chromium_path, launch_args
+    from tests.test_server import logged_in, serve, shot
+
+    env = copy_home(taught_sample, tmp_path)
+    port = taught_sample.port
+    run_id, step = halted_run(env, port, "submit_relabelled")
+    daemon_env = {k: v for k, v in env.items() if k != "DISPLAY"}  # no display: the repair runs headless
+    s = serve({**daemon_env, "TEACHD_SECRET_PASSWORD": PASSWORD})
+    try:
+        with SampleApp(password=PASSWORD, variant=Variant(submit_relabelled=True), port=port) as app, \
+                sync_playwright() as pw, s.api() as api:
+            browser = pw.chromium.launch(executable_path=chromium_path(None), args=launch_args(None))
+            page = logged_in(browser, s)
+            page.goto(s.url + "/runs")
+            page.get_by_role("button", name=f"Show me step {step}").click()
+            page.wait_for_url("**/teach")
+            deadline = time.monotonic() + 120
+            while not api.get("/api/teach").json()["recording"]:  # the person allows each replayed step
+                assert time.monotonic() < deadline, api.get("/api/teach").json()
+                for asked in api.get("/api/approvals").json()["pending"]:
+                    assert asked["run_id"] == run_id and asked["step"] < step
+                    api.post(f"/api/approvals/{asked['id']}", json={"allow": True})
+                time.sleep(0.1)
+            page.get_by_text(f"Show me — Step {step}: Click the Submit report button").wait_for(timeout=15_000)
+            cdp = api.get("/api/teach").json()["cdp_port"]
+            taught = browser.browser_type.connect_over_cdp(f"http://127.0.0.1:{cdp}").contexts[0].pages[-1]
+            taught.get_by_role("button", name="Send for approval").click()
+            taught.wait_for_url("**/reports/*")
+            page.locator("#steps").get_by_text("the Send for approval button").wait_for(timeout=15_000)
+            shot(page, "repair")
+            page.get_by_role("button", name="Done").click()
+            page.get_by_role("link", name=f"{SLUG} v2").wait_for(timeout=60_000)
+            assert len(app.state.reports) == 1  # the person's click submitted the report once
+            browser.close()
+    finally:
+        s.stop()
+    body, _files = store_text(env, 2)
+    assert f"— repaired step {step} (run {run_id})" in body

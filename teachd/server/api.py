@@ -286,6 +286,38 @@ async def teach_start(request: Request) -> JSONResponse:
     return JSONResponse(d.teaching.start(name.strip(), url, headless, d.user))
 
 
+async def run_repair(request: Request) -> JSONResponse:
+    """
+    summary: Show me — repair the skill of a run that halted at a step (`headless` for no display)
+    description: The Teach page follows it. Steps before the halted one are replayed first, asking on
+      the Approvals page; then the browser waits for the person to show the step, until Done.
+    responses:
+      200: {description: status}
+      400: {description: the run did not halt at a step}
+      403: {description: the skill is shared with you to use only}
+      409: {description: a demonstration is being recorded, or the skill changed since the run}
+    """
+    from teachd.teach.repair import banner, repair_target
+
+    data = await body(request)
+    d = daemon(request)
+    target = await run_in_threadpool(repair_target, d.runs, request.path_params["run_id"])
+    headless = bool(data.get("headless")) or not d.settings.display
+    return JSONResponse(d.teaching.repair(target.run_id, target.name, target.step.n, banner(target.step),
+                                          headless, d.user))
+
+
+async def teach_apply(request: Request) -> JSONResponse:
+    """
+    summary: Save the last repair, refused for leaving the skill's scope, with that site allowed
+    responses:
+      200: {description: status with the result}
+      404: {description: no repair waits for that}
+    """
+    d = daemon(request)
+    return JSONResponse(await run_in_threadpool(d.teaching.apply_repair, d.store, d.user))
+
+
 async def teach_command(request: Request) -> JSONResponse:
     """
     summary: Pause, resume, undo the last step, or mark the next field secret (`kind`), as the page's bar does
@@ -637,10 +669,12 @@ ROUTES = [
     Route("/api/teach", teach_start, methods=["POST"]),
     Route("/api/teach/stop", teach_stop, methods=["POST"]),
     Route("/api/teach/command", teach_command, methods=["POST"]),
+    Route("/api/teach/apply", teach_apply, methods=["POST"]),
     Route("/api/runs", runs_list, methods=["GET"]),
     Route("/api/runs", runs_start, methods=["POST"]),
     Route("/api/runs/{run_id}", run_show, methods=["GET"]),
     Route("/api/runs/{run_id}/feedback", run_feedback, methods=["POST"]),
+    Route("/api/runs/{run_id}/repair", run_repair, methods=["POST"]),
     Route("/api/skills-from-url", skill_import_url, methods=["POST"]),
     Route("/api/approvals", approvals_list, methods=["GET"]),
     Route("/api/schedules", schedules_list, methods=["GET"]),

@@ -13,13 +13,14 @@ from typing import Any
 
 from compiler.names import describe
 from teachd.config import Settings
-from teachd.errors import BadInput, Conflict, NotFound
+from teachd.errors import BadInput, Conflict, Failed, NotFound
 from teachd.runner.gate import PageApprover
 from teachd.runner.run import RunOptions, RunOutcome, run_skill
 from teachd.server.secrets import SecretDesk, desk_secret
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.rules import RuleStore
 from teachd.store.runs import RunStore
+from teachd.store.skills import SkillStore
 from teachd.teach.process import TeachProcess
 
 
@@ -77,7 +78,10 @@ class Runs:
 
 class Teaching:
     """One demonstration at a time, recorded by ``teachd teach`` (a child
-    process, as from a terminal), its steps read live from its events."""
+    process, as from a terminal), its steps read live from its events. A
+    repair (*Show me* on a halted run) is one too: its child first replays
+    the steps before the one to show, asking on the Approvals page, so it is
+    started in the background and the Teach page shows it getting there."""
 
     def __init__(self, environ: dict[str, str], control: Path) -> None:
         self.environ, self.control = environ, control
@@ -85,15 +89,58 @@ class Teaching:
         self.name = ""
         self.owner = ""  # whose demonstration: the skill is saved as theirs
         self.result: dict[str, Any] | None = None
+        self.repairing: dict[str, Any] | None = None  # run, step and what the bar asks to show
+        self._starting: threading.Thread | None = None
 
-    def start(self, name: str, url: str, headless: bool, owner: str) -> dict[str, Any]:
-        if self.process is not None and self.process.proc.poll() is None:
+    def _busy(self) -> bool:
+        starting = self._starting is not None and self._starting.is_alive()
+        return starting or (self.process is not None and self.process.proc.poll() is None)
+
+    def _claim(self, owner: str) -> None:
+        if self._busy():
             who = "" if owner == self.owner else f" (by {self.owner})"
             raise Conflict(f"a demonstration is already being recorded{who}; one at a time on this daemon")
+
+    def start(self, name: str, url: str, headless: bool, owner: str) -> dict[str, Any]:
+        self._claim(owner)
         flags = ["--no-os-input"] + (["--headless"] if headless else [])
         environ = {**self.environ, "TEACHD_OWNER": owner}
+        self.repairing = None
         self.process, self.name, self.result = TeachProcess(environ, name, url, *flags), name, None
         self.owner = owner
+        return self.status(owner)
+
+    def repair(self, run_id: str, name: str, step: int, banner: str, headless: bool,
+               owner: str) -> dict[str, Any]:
+        """``teachd teach --repair RUN_ID`` for the person, in the background."""
+        self._claim(owner)
+        flags = ["--no-os-input", "--ask-on", "page"] + (["--headless"] if headless else [])
+        environ = {**self.environ, "TEACHD_OWNER": owner}
+        self.process, self.name, self.result, self.owner = None, name, None, owner
+        self.repairing = {"run_id": run_id, "step": step, "banner": banner}
+
+        def spawn() -> None:
+            try:
+                self.process = TeachProcess.repairing(environ, run_id, *flags, timeout=900)
+            except Failed as exc:
+                self.result = {"ok": False, "error": str(exc)}
+
+        self._starting = threading.Thread(target=spawn, name="teachd-repair-start", daemon=True)
+        self._starting.start()
+        return self.status(owner)
+
+    def apply_repair(self, store: SkillStore, owner: str) -> dict[str, Any]:
+        """The last repair, refused because it left the skill's scope, saved
+        now that the person allowed it there (the recording is the one this
+        daemon's child kept, never a path from the request)."""
+        self.mine(owner)
+        folder = (self.result or {}).get("recording_dir")
+        if not self.repairing or not folder or (self.result or {}).get("ok"):
+            raise NotFound("no repair is waiting for its scope to be allowed")
+        from teachd.teach.repair import apply_repair, summary_of
+
+        skill, repaired = apply_repair(store, Path(folder), lambda _origins: True)
+        self.result = {"ok": True, **summary_of(skill, repaired, Path(folder))}
         return self.status(owner)
 
     def steps(self) -> list[dict[str, Any]]:
@@ -111,7 +158,7 @@ class Teaching:
 
     def _theirs(self, owner: str) -> bool:
         """The demonstration on this daemon is another person's."""
-        return self.process is not None and self.owner != owner
+        return (self.process is not None or self._busy()) and self.owner != owner
 
     def mine(self, owner: str) -> None:
         if self._theirs(owner):
@@ -121,10 +168,12 @@ class Teaching:
         """The person's own demonstration; another person's shows only that one is running."""
         running = self.process is not None and self.process.proc.poll() is None
         if self._theirs(owner):
-            return {"recording": False, "busy": running, "name": "", "steps": [], "result": None,
-                    "cdp_port": None}
+            return {"recording": False, "busy": self._busy(), "name": "", "steps": [], "result": None,
+                    "cdp_port": None, "repair": None, "starting": False}
+        starting = self._starting is not None and self._starting.is_alive()
         return {"recording": running, "name": self.name, "steps": self.steps(), "result": self.result,
-                "cdp_port": self.process.cdp_port if self.process else None}
+                "cdp_port": self.process.cdp_port if self.process else None, "repair": self.repairing,
+                "starting": starting}
 
     def command(self, kind: str, owner: str) -> dict[str, Any]:
         """Pause, resume, undo or mark — as the bar in the taught browser does."""

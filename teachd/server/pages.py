@@ -329,12 +329,18 @@ async def teach_page(request: Request) -> HTMLResponse:
     script = """
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => '&#' + c.charCodeAt(0) + ';');
 function show(st) {
-  document.getElementById('state').textContent = st.recording ? `Recording “${st.name}” — Chromium is open` : '';
+  const fix = st.repair, state = document.getElementById('state');
+  state.textContent = st.starting ? `Show me: replaying the steps before step ${fix.step} — answer them on the Approvals page`
+    : st.recording ? (fix ? `Show me — ${fix.banner.split('**').join('')}` : `Recording “${st.name}” — Chromium is open`) : '';
+  document.getElementById('stop').textContent = fix ? 'Done' : 'Stop and save';
   document.getElementById('steps').innerHTML = st.steps.map((s, i) => `<tr><td>${i + 1}</td><td>${esc(s.action)}</td>
     <td>${esc(s.target)} ${s.masked ? '<span class="masked">masked</span>' : ''}</td></tr>`).join('');
   const r = st.result, out = document.getElementById('result');
   if (r && r.ok) out.innerHTML = `<p class="ok">Saved <a href="/skills/${esc(r.slug)}">${esc(r.slug)} v${r.version}</a>.</p>`;
-  else if (r) out.innerHTML = `<p class="bad">${esc(r.error)} — the recording is kept in ${esc(r.recording_dir || '')}</p>`;
+  else if (r) out.innerHTML = `<p class="bad">${esc(r.error)} — the recording is kept in ${esc(r.recording_dir || '')}</p>`
+    + (fix && /--extend-scope/.test(r.error || '') ? '<button id="allow" class="primary">Allow it there and save</button>' : '');
+  const allow = document.getElementById('allow');
+  if (allow) allow.addEventListener('click', () => act(() => api('POST', '/api/teach/apply'), show));
 }
 async function poll() { try { show(await api('GET', '/api/teach')); } catch (e) {} }
 document.getElementById('start').addEventListener('click', () => act(() => api('POST', '/api/teach',
@@ -364,6 +370,15 @@ def _chips(run: dict[str, Any], use_only: set[str]) -> str:
     return "".join(out) or "<span class='muted'>no skills loaded</span>"
 
 
+def _show_me(run: dict[str, Any], use_only: set[str]) -> str:
+    """A run that halted at a step offers to repair its skill by showing that step."""
+    halted = [st for st in run.get("steps") or [] if st.get("status") == "halted"]
+    if run["status"] != "failure" or not halted or not run.get("slug") or run["slug"] in use_only:
+        return ""
+    return (f"<div><button data-repair='{e(run['run_id'])}' title='Replay up to step {halted[-1]['n']} and show "
+            f"teachd that step as the page is now'>Show me step {halted[-1]['n']}</button></div>")
+
+
 async def runs_page(request: Request) -> HTMLResponse:
     d = daemon(request)
     runs = [{**r, "feedback": d.runs.feedback_given(r["run_id"])} for r in d.runs.recent()]
@@ -374,7 +389,7 @@ async def runs_page(request: Request) -> HTMLResponse:
         f"<td class='{'ok' if r['status'] == 'success' else 'bad' if r['status'] in ('failure', 'aborted') else ''}'>"
         f"{e(r['status'])}</td><td>{e(r['message'] or '')}"
         f"{'<div class=muted>from ' + e(r['origin']) + '</div>' if r.get('origin') else ''}</td>"
-        f"<td>{_chips(r, use_only)}</td></tr>" for r in runs)
+        f"{_show_me(r, use_only)}<td>{_chips(r, use_only)}</td></tr>" for r in runs)
     taught = [s.slug for s in usable]
     options = "".join(f"<option>{e(s)}</option>" for s in taught)
     body = ("<h1>Runs</h1><div class='card row'><select id='slug' aria-label='Skill to run'>" + options +
@@ -391,6 +406,8 @@ for (const chip of document.querySelectorAll('.chip[data-run]')) {
                    + (got === 'success' ? '✓ worked' : '✗ failed') + ` → v${r.version}</span>`; });
   });
 }
+for (const b of document.querySelectorAll('[data-repair]')) b.addEventListener('click', () =>
+  act(() => api('POST', `/api/runs/${b.dataset.repair}/repair`), () => { location.href = '/teach'; }));
 const run = document.getElementById('run');
 if (run) run.addEventListener('click', () => act(() => api('POST', '/api/runs', {slug: document.getElementById('slug').value}),
   () => { flash('Started: answer its approvals on the Approvals page'); setTimeout(() => location.reload(), 1500); }));"""

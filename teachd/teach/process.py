@@ -70,7 +70,9 @@ class TeachProcess:
                 return
             if (not line and self.proc.poll() is not None) or time.monotonic() > deadline:
                 self.proc.kill()
-                raise Failed("the recorder did not start: "
+                said = [ln.strip().removeprefix("teachd: error: ") for ln in self.err_lines
+                        if ln.startswith("teachd: error:")]
+                raise Failed(said[-1] if said else "the recorder did not start: "
                              + " ".join("".join(self.err_lines).split())[-300:])
 
     @classmethod
