@@ -172,7 +172,7 @@ def merge_plans(old: Procedure, seg: Procedure, n: int) -> tuple[Procedure, _Mer
     target = old.steps[n - 1]
     if not target.anchor or target.anchor not in old.anchors or target.action not in _KIND:
         raise RepairError(f"step {n} ({target.action}) has no target on the page to show again")
-    shown = [s for s in seg.steps[1:]]  # the first is the page the repair began on
+    shown = list(seg.steps[1:])  # the first is the page the repair began on
     k = _stand_in_index(target, shown, old.anchors[target.anchor], seg.anchors)
     m = _Merge(old, seg, anchors={aid: replace(a) for aid, a in old.anchors.items()})
     for step in old.steps[: n - 1]:

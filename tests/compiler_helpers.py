@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -33,3 +36,20 @@ def recording(events: list[dict[str, Any]], name: str = "Test task",
         t = e.pop("t", t + 1000)
         lines.append({"v": 1, "seq": i, "t": t, **e})
     return parse_recording("".join(json.dumps(x) + "\n" for x in lines))
+
+
+ENVIRONMENTS = [("UTC", "C", "0"), ("Asia/Kolkata", "C.UTF-8", "1"), ("America/Los_Angeles", "POSIX", "4242"),
+                ("Pacific/Chatham", "", "random")]
+
+
+def digests_everywhere(script: str) -> set[str]:
+    """What ``script`` prints, run under each timezone, locale and hash seed:
+    one digest when the output is deterministic."""
+    digests = set()
+    for tz, lang, seed in ENVIRONMENTS:
+        env = {k: v for k, v in os.environ.items() if k not in ("LANG", "LC_ALL")}
+        env.update(TZ=tz, LANG=lang, LC_ALL=lang, PYTHONHASHSEED=seed)
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env,
+                             check=True)
+        digests.add(out.stdout.strip())
+    return digests

@@ -6,9 +6,6 @@ anchor with alternates (``agreed``)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +17,7 @@ from compiler.repair import RepairError, repair_skill
 from compiler.skill import CompiledSkill, compile_recording
 from teachd.runner.match import Candidate, Choice
 from teachd.runner.replay import agreed
-from tests.compiler_helpers import recording, target
+from tests.compiler_helpers import digests_everywhere, recording, target
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = "https://app.example.com"
@@ -160,14 +157,7 @@ print(h.hexdigest())
 
 
 def test_a_repair_merges_to_the_same_bytes_under_any_timezone_locale_and_hash_seed() -> None:
-    digests = set()
-    for tz, lang, seed in [("UTC", "C", "0"), ("Asia/Kolkata", "C.UTF-8", "7"),
-                           ("Pacific/Chatham", "POSIX", "random")]:
-        env = {k: v for k, v in os.environ.items() if k not in ("LANG", "LC_ALL")}
-        env.update(TZ=tz, LANG=lang, LC_ALL=lang, PYTHONHASHSEED=seed)
-        out = subprocess.run([sys.executable, "-c", _DETERMINISM.format(root=str(ROOT))],
-                             capture_output=True, text=True, env=env, check=True)
-        digests.add(out.stdout.strip())
+    digests = digests_everywhere(_DETERMINISM.format(root=str(ROOT)))
     assert len(digests) == 1, digests
 
 

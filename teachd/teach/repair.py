@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from compiler.plan import STEPS_FILE, PlanStep, Procedure
+from compiler.recording import Recording
 from compiler.repair import RepairedSkill, RepairError, repair_skill
 from teachd.errors import BadInput, Conflict, PolicyStop
 from teachd.skills.approval import Approval
@@ -115,16 +116,12 @@ def lead_in(target: RepairTarget, proc: Procedure, gate: Gate, secret: Callable[
     return run
 
 
-def _merged(content: SkillContent, folder: Path) -> tuple[RepairedSkill, dict[str, object]]:
-    rec = read_recording(folder)
-    if not rec.repair:
-        raise BadInput(f"{folder} is not a repair recording")
+def _merged(content: SkillContent, rec: Recording, folder: Path) -> RepairedSkill:
     try:
-        repaired = repair_skill(content.name, content.instructions, content.files,
-                                bool(content.approval.gated), rec)
+        return repair_skill(content.name, content.instructions, content.files, bool(content.approval.gated),
+                            rec)
     except RepairError as exc:
         raise BadInput(f"{exc} (the repair recording is kept in {folder})") from None
-    return repaired, dict(rec.repair)
 
 
 def repaired_content(content: SkillContent, repaired: RepairedSkill) -> SkillContent:
@@ -146,11 +143,12 @@ def apply_repair(store: SkillStore, folder: Path,
     """Merge a repair recording into its skill as a new version. The scope
     grows only where ``extend_scope`` agrees (asked outside the write lock);
     the version the repair began on must still be the skill's plan."""
-    rec_info = read_recording(folder).repair
-    if not rec_info:
+    rec = read_recording(folder)
+    if not rec.repair:
         raise BadInput(f"{folder} is not a repair recording")
+    rec_info = rec.repair
     slug, version = str(rec_info["slug"]), int(rec_info["version"])
-    first, _info = _merged(store.get(slug).current, folder)
+    first = _merged(store.get(slug).current, rec, folder)
     if first.new_origins and not extend_scope(first.new_origins):
         raise PolicyStop(f"the repair went to {', '.join(first.new_origins)}, outside the skill's allowed "
                          f"scope; the skill is unchanged. To add it: `teachd compile {folder} --save "
@@ -162,7 +160,7 @@ def apply_repair(store: SkillStore, folder: Path,
         if _steps_of(current) != began:
             raise Conflict(f"{slug} changed since the repair began (v{version}); the skill is unchanged "
                            f"and the repair recording is kept in {folder}")
-        repaired, _ = _merged(current, folder)
+        repaired = _merged(current, rec, folder)
         if not set(repaired.new_origins) <= set(first.new_origins):
             raise Conflict("the skill's scope changed while the repair was confirmed; apply it again")
         done["r"] = repaired
