@@ -389,7 +389,10 @@ def test_a_demonstration_on_the_daemon_is_its_persons(tmp_path: Path) -> None:
         teaching.owner, teaching.name = "alice", "Submit expenses"
         assert teaching.status("alice")["name"] == "Submit expenses"
         assert teaching.status("bob") == {"recording": False, "busy": True, "name": "", "steps": [],
-                                          "result": None, "cdp_port": None}
+                                          "result": None, "cdp_port": None, "repair": None,
+                                          "starting": False}
+        with pytest.raises(Conflict, match=r"\(by alice\)"):
+            teaching.repair("run-1", "Bob's task", 3, "Step 3: …", True, "bob")
         with pytest.raises(NotFound):
             teaching.command("pause", "bob")
         with pytest.raises(NotFound):
