@@ -158,7 +158,8 @@ class Teaching:
 
     def _theirs(self, owner: str) -> bool:
         """The demonstration on this daemon is another person's."""
-        return (self.process is not None or self._busy()) and self.owner != owner
+        starting = self._starting is not None and self._starting.is_alive()
+        return (self.process is not None or starting) and self.owner != owner
 
     def mine(self, owner: str) -> None:
         if self._theirs(owner):

@@ -148,7 +148,8 @@ def apply_repair(store: SkillStore, folder: Path,
         raise BadInput(f"{folder} is not a repair recording")
     rec_info = rec.repair
     slug, version = str(rec_info["slug"]), int(rec_info["version"])
-    first = _merged(store.get(slug).current, rec, folder)
+    seen = store.get(slug).current
+    first = _merged(seen, rec, folder)
     if first.new_origins and not extend_scope(first.new_origins):
         raise PolicyStop(f"the repair went to {', '.join(first.new_origins)}, outside the skill's allowed "
                          f"scope; the skill is unchanged. To add it: `teachd compile {folder} --save "
@@ -160,7 +161,7 @@ def apply_repair(store: SkillStore, folder: Path,
         if _steps_of(current) != began:
             raise Conflict(f"{slug} changed since the repair began (v{version}); the skill is unchanged "
                            f"and the repair recording is kept in {folder}")
-        repaired = _merged(current, rec, folder)
+        repaired = first if current == seen else _merged(current, rec, folder)  # merged once, unless it moved
         if not set(repaired.new_origins) <= set(first.new_origins):
             raise Conflict("the skill's scope changed while the repair was confirmed; apply it again")
         done["r"] = repaired
