@@ -2,43 +2,33 @@
 
 Exact, not registrable domains: ``a.example.com`` does not admit
 ``b.example.com``; default ports are dropped so ``:443`` equals no port.
+Every URL is read by :mod:`compiler.urls` (the WHATWG parser, as Chromium
+reads it), so the origin judged is the origin the browser goes to.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from urllib.parse import urlsplit
 
-_DEFAULT_PORTS = {"http": 80, "https": 443}
-_WEB = ("http", "https")
+from compiler import urls
 
 
 def origin_of(url: str) -> str | None:
     """``scheme://host[:port]`` of a web URL, or None for about:, data:, file: …"""
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        return None
-    scheme = parts.scheme.lower()
-    if scheme not in _WEB or not parts.hostname:
-        return None
-    host = parts.hostname.lower()
-    if ":" in host:
-        host = f"[{host}]"
-    if port is None or port == _DEFAULT_PORTS[scheme]:
-        return f"{scheme}://{host}"
-    return f"{scheme}://{host}:{port}"
+    return urls.origin_of(url)
 
 
-def scope_of(urls: Iterable[str]) -> list[str]:
-    return sorted({o for o in (origin_of(u) for u in urls) if o})
+def scope_of(visited: Iterable[str]) -> list[str]:
+    return sorted({o for o in (origin_of(u) for u in visited) if o})
 
 
 def in_scope(url: str, scope: Iterable[str]) -> bool:
+    """Is the origin Chromium would reach for ``url`` one of ``scope``'s? (The
+    scope's own entries are read the same way, so an older skill's spelling
+    of an origin still counts as that origin.)"""
     origin = origin_of(url)
-    return origin is not None and origin in set(scope)
+    return origin is not None and origin in {origin_of(s) or s for s in scope}
 
 
 _VARYING_SEGMENT = re.compile(
@@ -50,10 +40,10 @@ _VARYING_SEGMENT = re.compile(
 def url_pattern(url: str) -> str:
     """Origin and path with the segments that vary per run (ids) as ``*``;
     query and fragment left out, since they carry state, not place."""
-    origin = origin_of(url)
-    if origin is None:
+    web = urls.parse_web(url)
+    if web is None:
         return url
-    path = urlsplit(url).path or "/"
+    origin, path = web.origin, web.path
     segments = ["*" if _VARYING_SEGMENT.match(s) else s for s in path.split("/")]
     return origin + "/".join(segments)
 

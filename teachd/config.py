@@ -24,7 +24,8 @@ from typing import Any
 import platformdirs
 import yaml
 
-from teachd.errors import BadInput
+from teachd.errors import BadInput, InvalidSkill
+from teachd.skills.skillmd import yamlsafe
 
 
 @dataclass(frozen=True)
@@ -124,8 +125,8 @@ def _load_config(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+        data = yamlsafe.load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError, InvalidSkill) as exc:
         raise BadInput(f"{path} is not valid YAML: {' '.join(str(exc).split())}") from None
     if data is None:
         return {}

@@ -12,6 +12,7 @@ code means one thing. Anything else escaping is a bug and is reported as such.
     ├── InvalidSkill        exit 4, HTTP 422   malformed SKILL.md, envelope or replay plan
     ├── InvalidRecording    exit 4, HTTP 422   a recording that cannot be compiled
     ├── LimitExceeded       exit 4, HTTP 413   too many / too large / binary files
+    │   └── TooMany         exit 4, HTTP 429   too many open requests of one person (secrets asked)
     ├── UnsafePath          exit 4, HTTP 400   traversal, absolute, symlink escape
     ├── Conflict            exit 5, HTTP 409   slug exists, disabled skill loaded, a recording running
     ├── KeyProblem          exit 6, HTTP 500   missing, wrong or exposed key
@@ -58,6 +59,12 @@ class InvalidRecording(TeachdError):
 class LimitExceeded(TeachdError):
     exit_code = 4
     http_status = 413
+
+
+class TooMany(LimitExceeded):
+    """Too many things open at once for one person: answer or let some go first."""
+
+    http_status = 429
 
 
 class UnsafePath(TeachdError):

@@ -87,6 +87,11 @@ async def plan(client: Client) -> dict[str, Any]:
                                                   {"slug": SLUG, "path": "references/steps.json"})))
 
 
+async def masked_anchor(client: Client, secret: str = "password") -> str:
+    """The anchor of the taught step that types ``secret``: the one field a secret may go into."""
+    return str(next(s["anchor"] for s in (await plan(client))["steps"] if s.get("secret") == secret))
+
+
 def step_args(step: dict[str, Any], plan_doc: dict[str, Any]) -> dict[str, Any]:
     """What an agent following SKILL.md passes for one step: the anchor it
     names, the parameter's value or the secret's placeholder."""
@@ -130,6 +135,9 @@ def test_load_skill_lists_the_enabled_skills_and_refuses_a_disabled_one(taught) 
     asyncio.run(go())
 
 
+REFUSED_PATH = r"leaves its folder|absolute|holds '%'"
+
+
 def test_skill_files_resources_and_prompts_never_leave_the_skill(taught) -> None:
     env, _port = taught
 
@@ -137,12 +145,12 @@ def test_skill_files_resources_and_prompts_never_leave_the_skill(taught) -> None
         async with session(env) as client:
             for path in ("../../key", "/etc/passwd", "references/../../token", "..\\..\\key"):
                 r = await client.call_tool("read_skill_file", {"slug": SLUG, "path": path})
-                assert r.is_error and ("leaves its folder" in text(r) or "absolute" in text(r)), path
+                assert r.is_error and re.search(REFUSED_PATH, text(r)), path
             uris = [str(r.uri) for r in (await client.list_resources()).resources]
             assert f"skill://{SLUG}" in uris and f"skill://{SLUG}/references/anchors.json" in uris
             skill_md = (await client.read_resource(f"skill://{SLUG}")).contents[0]
             assert skill_md.text.startswith("---\nname: " + SLUG)  # type: ignore[union-attr]
-            with pytest.raises(Exception, match="leaves its folder"):
+            with pytest.raises(Exception, match=REFUSED_PATH):
                 await client.read_resource(f"skill://{SLUG}/..%2F..%2Fkey")
             [prompt] = (await client.list_prompts()).prompts
             assert prompt.name == f"skill:{SLUG}"
@@ -167,7 +175,8 @@ def test_computer_act_by_ref_role_and_anchor_signs_in_on_the_sample_app(taught) 
             ref = re.search(r'textbox "Email" \[ref=(e\d+)\]', snap)
             assert ref, snap
             for args in ({"action": "type", "ref": ref.group(1), "text": "alice@example.com"},
-                         {"action": "type", "role": "textbox", "name": "Password", "text": "{{secret:password}}"},
+                         {"action": "type", "skill": SLUG, "anchor": await masked_anchor(client),
+                          "text": "{{secret:password}}"},
                          {"action": "click", "skill": SLUG, "anchor": sign_in}):
                 r = await act(client, **args)
                 assert not r.is_error, text(r)
@@ -193,7 +202,8 @@ def test_a_declined_question_does_nothing_and_an_accepted_one_acts_once(taught) 
         async with session(with_secret(env), person) as client:
             await act(client, action="goto", url=f"{app.url}/login")
             await act(client, action="type", role="textbox", name="Email", text="alice@example.com")
-            await act(client, action="type", role="textbox", name="Password", text="{{secret:password}}")
+            await act(client, action="type", skill=SLUG, anchor=await masked_anchor(client),
+                      text="{{secret:password}}")
             out = [await act(client, action="click", role="button", name="Sign in")]  # decline
             out.append(await act(client, action="click", role="button", name="Sign in"))  # cancel
             assert not app.state.sessions and app.state.clicked() == []  # the page never saw a click
@@ -388,7 +398,7 @@ def test_mcp_over_http_needs_the_token_and_asks_on_the_daemons_pages(taught) -> 
                 async with Client(transport) as client:
                     out = [await act(client, action="goto", url=f"{app.url}/login"),
                            await act(client, action="type", role="textbox", name="Email", text="alice@example.com"),
-                           await act(client, action="type", role="textbox", name="Password",
+                           await act(client, action="type", skill=SLUG, anchor=await masked_anchor(client),
                                      text="{{secret:password}}"),
                            await act(client, action="click", role="button", name="Sign in")]
                     assert not app.state.sessions and app.state.clicked() == []  # denied: nothing happened
@@ -402,7 +412,7 @@ def test_mcp_over_http_needs_the_token_and_asks_on_the_daemons_pages(taught) -> 
             assert len(app.state.sessions) == 1  # the secret typed on the page signed in
         assert [r.is_error for r in results] == [False, False, False, True, False]
         assert "not approved" in text(results[3])
-        assert person.seen[0] == f"allow: open {app.url}/login | ['{SLUG}']"
+        assert person.seen[0] == f"allow: open “{app.url}/login” | ['{SLUG}']"
         assert f"secret password for ['{SLUG}']" in person.seen
         run_id = fb.rsplit(" ", 1)[1]
         page = api.get("/runs").text
@@ -419,7 +429,7 @@ def test_teachd_mcp_sends_the_person_to_the_secret_page_and_never_sees_the_secre
     """Over stdio, with no TEACHD_SECRET_ set: the client is asked to open the
     daemon's secret page (URL-mode elicitation); a person types it there in a
     real browser; the sign-in works; the agent's transcript never holds it."""
-    from tests.test_server import serve
+    from tests.test_server import browser_login, serve
 
     env, port = taught
     daemon = serve(env)
@@ -433,7 +443,7 @@ def test_teachd_mcp_sends_the_person_to_the_secret_page_and_never_sees_the_secre
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
                                         args=["--no-sandbox", "--disable-gpu"])
             page = browser.new_page()
-            page.goto(daemon.login_url)
+            browser_login(page, daemon.login_url)
             page.goto(url)
             page.get_by_label("password").fill(PASSWORD)
             page.get_by_role("button", name="Give it to the run").click()
@@ -456,9 +466,10 @@ def test_teachd_mcp_sends_the_person_to_the_secret_page_and_never_sees_the_secre
         server = StdioServerParameters(command=sys.executable, args=["-m", "teachd", "mcp", "--headless"],
                                        env=env)
         async with Client(server, mode="legacy", elicitation_callback=person) as client:  # type: ignore[arg-type]
+            anchor = await masked_anchor(client)
             for args in ({"action": "goto", "url": f"{app.url}/login"},
                          {"action": "type", "role": "textbox", "name": "Email", "text": "alice@example.com"},
-                         {"action": "type", "role": "textbox", "name": "Password", "text": "{{secret:password}}"},
+                         {"action": "type", "skill": SLUG, "anchor": anchor, "text": "{{secret:password}}"},
                          {"action": "click", "role": "button", "name": "Sign in"}):
                 r = await act(client, **args)
                 seen.append(text(r))

@@ -48,7 +48,7 @@ CRLF = ("---\r\nname: crlf-skill\r\ndescription: |\r\n  Handles CRLF files.\r\n 
 
 def save(store: SkillStore, text: str, folder: str | None = None) -> Skill:
     imported = from_skill_md(text, folder, {})
-    return store.save(imported.slug, imported.onto, note="test")
+    return store.save(imported.slug, imported.onto, note="test", origin="imported")
 
 
 def test_host_extension_keys_lists_and_blank_lines_come_back_byte_for_byte(store: SkillStore) -> None:
@@ -86,7 +86,7 @@ def test_teachds_own_data_goes_under_metadata_only(store: SkillStore) -> None:
     meta = dict(imported.content.metadata)
     meta["metadata"] = {**meta.get("metadata", {}), "teachd-source": "https://skills.sh/a/b/release-notes"}
     imported = replace(imported, content=replace(imported.content, metadata=meta))
-    skill = store.save(imported.slug, imported.onto, note="from a URL")
+    skill = store.save(imported.slug, imported.onto, note="from a URL", origin="imported")
     fm = yaml.safe_load(export_md(skill).split("---\n")[1])
     assert fm["metadata"] == {"author": "someone", "teachd-source": "https://skills.sh/a/b/release-notes"}
     assert fm["when_to_use"] == "After tagging a release." and fm["effort"] == "high"

@@ -9,25 +9,26 @@ from teachd.skills.approval import Approval
 from teachd.store import SkillContent, SkillStore
 
 
-def _add(store: SkillStore, slug: str, gated: bool = False) -> None:
+def _add(store: SkillStore, slug: str, gated: bool = False, origin: str = "taught") -> None:
     store.create(slug, SkillContent(
         name=slug, description=f"{slug} does things.", instructions=f"# {slug}\n",
         files={"references/a.md": "A"},
-        approval=Approval(True, ("computer_act",)) if gated else Approval()))
+        approval=Approval(True, ("computer_act",)) if gated else Approval()), origin=origin)
 
 
 @pytest.fixture
 def session(store: SkillStore) -> RunSession:
     _add(store, "taught-pay", gated=True)
     _add(store, "taught-off")
-    _add(store, "plain-notes")
+    _add(store, "plain-notes", origin="created")
+    _add(store, "taught-lookalike", origin="imported")  # named taught-, but not compiled here
     store.set_enabled("taught-off", False)
     return RunSession(store, Gate(DenyAll()))
 
 
 def test_auto_load_takes_enabled_taught_skills_only(session: RunSession) -> None:
     assert session.auto_load() == ["taught-pay"]
-    assert [m["slug"] for m in session.manifest()] == ["plain-notes", "taught-pay"]
+    assert [m["slug"] for m in session.manifest()] == ["plain-notes", "taught-lookalike", "taught-pay"]
     with pytest.raises(PolicyStop, match="taught-pay"):
         session.gate.check(Action("computer_act", "click"))
 

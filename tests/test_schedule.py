@@ -8,7 +8,6 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from teachd.store.locks import FileLock
 from teachd.store.runs import RunStore
 from teachd.store.schedules import ScheduleStore
 from tests.conftest import all_bytes_under
+from tests.people import wait_for
 from tests.sample_task import PASSWORD, SLUG
 
 LOCAL = datetime.now().astimezone().tzinfo
@@ -36,16 +36,6 @@ LOCAL = datetime.now().astimezone().tzinfo
 
 def local(*args: int) -> datetime:
     return datetime(*args, tzinfo=LOCAL)  # type: ignore[misc]
-
-
-def wait_for(what: Callable[[], Any], seconds: float = 90) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = what()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError("waited in vain")
 
 
 def settings_of(env: dict[str, str], **extra: str) -> Settings:
@@ -254,7 +244,7 @@ def test_the_daemon_runs_a_schedule_that_waits_for_the_person_at_the_approvals_p
     once and the secret typed on the Approvals page let it finish right; it
     shows on Runs; a health check then catches the drifted sign-in page."""
     from tests.people import PersonAtTheDaemon
-    from tests.test_server import serve, shot
+    from tests.test_server import browser_login, serve, shot
 
     env, port = taught
     run_sid = json.loads(cli_env_runner(env, "schedule", "add", SLUG, "--every", "1d", "--timeout", "120",
@@ -268,7 +258,7 @@ def test_the_daemon_runs_a_schedule_that_waits_for_the_person_at_the_approvals_p
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
                                      args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(daemon.login_url)
+        browser_login(page, daemon.login_url)
         with SampleApp(password=PASSWORD, port=port) as app:
             page.goto(daemon.url + "/schedules")
             shot(page, "schedules")

@@ -89,11 +89,33 @@ def browser():
         b.close()
 
 
+def browser_login(page: Any, link: str) -> Any:
+    """What a person does with the login link: open it, click Log in (the
+    GET alone logs nobody in), land on Skills."""
+    page.goto(link)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url("**/skills")
+    return page
+
+
 def logged_in(browser: Any, server: Server, link: str | None = None) -> Any:
     page = browser.new_page(viewport={"width": 1280, "height": 860})
-    page.goto(link or server.login_url)
+    browser_login(page, link or server.login_url)
     assert page.url.endswith("/skills")
     return page
+
+
+def web_login(base: str, link: str) -> httpx.Client:
+    """A browser session in httpx, as the login page makes one: the POST
+    from this origin, the cookie, and the page key every request sends."""
+    web = httpx.Client(base_url=base, timeout=30)
+    code = link.split("token=", 1)[1]
+    r = web.post("/login", data={"token": code}, headers={"Origin": base})
+    assert r.status_code == 200, r.text
+    key = re.search(r"name='teachd-key' content='([^']+)'", r.text)
+    assert key is not None
+    web.headers["X-CSRF-Token"] = key.group(1)
+    return web
 
 
 def shot(page: Any, name: str) -> None:
@@ -145,22 +167,34 @@ def test_a_host_other_than_the_bound_one_gets_421(server: Server) -> None:
 
 
 def test_the_login_link_works_once_sets_a_strict_cookie_and_changes_need_csrf(server: Server) -> None:
-    with httpx.Client(base_url=server.url) as web:
-        r = web.get(server.login_url.removeprefix(server.url))
-        cookie = r.headers["set-cookie"]
-        assert r.status_code == 303 and "HttpOnly" in cookie and "samesite=strict" in cookie.lower()
+    with httpx.Client(base_url=server.url) as look:
+        shown = look.get(server.login_url.removeprefix(server.url))  # the GET only shows the button
+        assert shown.status_code == 200 and "set-cookie" not in shown.headers and "Log in" in shown.text
+    web = web_login(server.url, server.login_url)
+    try:
         page = web.get("/skills")
         assert page.status_code == 200 and SLUG in page.text
-        csrf = re.search(r"name='csrf' content='([^']+)'", page.text).group(1)
+        key = web.headers.pop("X-CSRF-Token")
         change = f"/api/skills/{SLUG}/enabled"
         assert web.put(change, json={"on": False}).status_code == 403  # the cookie alone is not enough
-        assert web.put(change, json={"on": False}, headers={"X-CSRF-Token": "x" + csrf}).status_code == 403
-        assert web.put(change, json={"on": False}, headers={"X-CSRF-Token": csrf}).status_code == 200
+        assert web.put(change, json={"on": False}, headers={"X-CSRF-Token": "x" + key}).status_code == 403
+        assert web.put(change, json={"on": False}, headers={"X-CSRF-Token": key}).status_code == 200
+    finally:
+        web.close()
     with httpx.Client(base_url=server.url) as again:
         r = again.get(server.login_url.removeprefix(server.url))  # used already
         assert r.headers["location"] == "/logged-out" and "set-cookie" not in r.headers
+        r = again.post("/login", data={"token": server.login_url.split("token=")[1]}, headers={"Origin": server.url})
+        assert r.headers["location"] == "/logged-out" and "set-cookie" not in r.headers
     with server.api() as api:
         assert api.get(f"/api/skills/{SLUG}").json()["enabled"] is False
+
+
+def test_the_session_cookie_is_httponly_and_strict(server: Server) -> None:
+    with httpx.Client(base_url=server.url) as web:
+        r = web.post("/login", data={"token": server.token}, headers={"Origin": server.url})
+        cookie = r.headers["set-cookie"]
+        assert r.status_code == 200 and "HttpOnly" in cookie and "samesite=strict" in cookie.lower()
 
 
 def test_bodies_are_capped_and_no_cors_is_offered(server: Server) -> None:

@@ -22,7 +22,9 @@ from teachd.store.users import UserStore
 
 
 def skill(store: SkillStore, slug: str, body: str = "# Steps\n\nDo it.\n") -> None:
-    store.create(slug, SkillContent(name=slug, description=f"{slug}. Use when {slug}.", instructions=body))
+    """A skill as the store keeps it: taught (compiled here) when its slug says so, else created."""
+    store.create(slug, SkillContent(name=slug, description=f"{slug}. Use when {slug}.", instructions=body),
+                 origin="taught" if slug.startswith("taught-") else "created")
 
 
 def slugs(store: SkillStore) -> list[str]:
@@ -317,10 +319,9 @@ def test_the_daemon_answers_as_the_tokens_person(store: SkillStore, settings: Se
             assert as_bob.get("/api/manifest").json() == []
 
             # A revoked token stops at once, its cookie session with it.
-            import httpx
+            from tests.test_server import web_login
 
-            web = httpx.Client(base_url=server.url, timeout=30)
-            assert web.get(f"/login?token={bob}").status_code == 303
+            web = web_login(server.url, f"{server.url}/login?token={bob}")
             assert web.get("/skills").status_code == 200
             users.revoke("bob")
             assert as_bob.get("/api/skills").status_code == 401
@@ -335,7 +336,7 @@ def test_the_skill_page_shares_and_unshares_in_chromium(store: SkillStore, setti
     from playwright.sync_api import sync_playwright
 
     from recorder.browser import chromium_path, launch_args
-    from tests.test_server import shot
+    from tests.test_server import browser_login, shot
 
     bob = UserStore(store.db).add("bob")
     skill(store, "expenses")
@@ -344,7 +345,7 @@ def test_the_skill_page_shares_and_unshares_in_chromium(store: SkillStore, setti
         with sync_playwright() as pw:
             b = pw.chromium.launch(executable_path=chromium_path(None), args=launch_args(None))
             alice = b.new_page(viewport={"width": 1280, "height": 860})
-            alice.goto(server.login_url)
+            browser_login(alice, server.login_url)
             alice.goto(server.url + "/skills/expenses")
             assert alice.get_by_text("Private: only you see it.").is_visible()
             alice.get_by_label("Share with (a person, or @group)").fill("bob")
@@ -356,7 +357,7 @@ def test_the_skill_page_shares_and_unshares_in_chromium(store: SkillStore, setti
             shot(alice, "skill-sharing")
 
             bobs = b.new_context(viewport={"width": 1280, "height": 860}).new_page()
-            bobs.goto(f"{server.url}/login?token={bob}")
+            browser_login(bobs, f"{server.url}/login?token={bob}")
             assert bobs.url.endswith("/skills")
             assert bobs.get_by_text("shared by alice · edit").is_visible()
             shot(bobs, "skills-shared-with-bob")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from teachd.cli.app import App, emit, json_option, parse_params, pass_app
-from teachd.errors import PolicyStop
+from teachd.errors import BadInput, PolicyStop
 
 if TYPE_CHECKING:
     from teachd.config import Settings
@@ -65,6 +65,8 @@ def run(app: App, slug: str, start_url: str | None, params: tuple[str, ...], hea
     from teachd.store.rules import RuleStore
 
     values = parse_params(params)
+    if start_url is not None:
+        start_url = _web_url(start_url)
     from teachd.store.profiles import resolve_profile
 
     bound = resolve_profile(app.settings, app.store, profile)
@@ -79,6 +81,17 @@ def run(app: App, slug: str, start_url: str | None, params: tuple[str, ...], hea
          f"run {outcome.run_id}: {outcome.status} — {outcome.message}\n"
          f"tell teachd how it went: teachd feedback {outcome.run_id} --skill {slug} success|failure")
     return 0 if outcome.status == "success" else 1
+
+
+def _web_url(given: str) -> str:
+    """``--start-url`` as the browser will read it (WHATWG, compiler.urls): the
+    scope guard judges exactly the place Chromium goes."""
+    from compiler.urls import parse_web
+
+    web = parse_web(given)
+    if web is None:
+        raise BadInput(f"--start-url must be an http(s) URL, not {given!r}")
+    return web.href
 
 
 @click.command()

@@ -8,6 +8,7 @@ import signal
 import socket
 import sys
 import webbrowser
+from typing import Any
 
 import click
 
@@ -15,6 +16,57 @@ from teachd.cli.app import App, json_option, pass_app
 from teachd.errors import BadInput, Unavailable
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def bounded_h11(seconds: float) -> type:
+    """uvicorn's h11 protocol with a deadline on each request's headers: a
+    connection that has not sent a whole request head ``seconds`` after it
+    opened (or after its previous response) is closed — a client trickling
+    its headers holds no connection for long. (The body has its own
+    deadline in the guard; uvicorn itself bounds only the idle keep-alive.)"""
+    import asyncio
+
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class BoundedH11(H11Protocol):
+        head_timeout = seconds
+        _head_task: asyncio.TimerHandle | None = None
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._head_task = self.loop.call_later(self.head_timeout, self._too_slow)
+
+        def _disarm(self) -> None:
+            task = getattr(self, "_head_task", None)
+            if task is not None:
+                task.cancel()
+            self._head_task = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self.conn.their_state is not h11.IDLE:  # a whole request head came: its app answers now
+                self._disarm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm()  # the next request's head, on this kept-alive connection
+
+        def _too_slow(self) -> None:
+            self._head_task = None
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+                self.transport.close()
+
+    return BoundedH11
 
 
 def _port_free(host: str, port: int) -> None:
@@ -36,12 +88,21 @@ def _port_free(host: str, port: int) -> None:
 @click.option("--open", "open_browser", is_flag=True, help="Open the login link in the default browser.")
 @click.option("--allow-remote", is_flag=True,
               help="Allow a non-loopback --host (everyone who can reach it sees the login page).")
+@click.option("--request-timeout", type=click.FloatRange(0.5, 600), default=20, show_default=True,
+              help="Seconds a client has to send a request's headers, and then its body.")
+@click.option("--session-idle", type=click.FloatRange(1), default=12 * 3600, show_default=True,
+              help="Seconds a browser session may go unused before it ends.")
+@click.option("--session-lifetime", type=click.FloatRange(1), default=7 * 24 * 3600, show_default=True,
+              help="Seconds after its login a browser session ends, used or not.")
 @json_option
 @pass_app
-def serve(app: App, host: str, port: int, open_browser: bool, allow_remote: bool, as_json: bool) -> None:
+def serve(app: App, host: str, port: int, open_browser: bool, allow_remote: bool, request_timeout: float,
+          session_idle: float, session_lifetime: float, as_json: bool) -> None:
     """Serve the web UI and the HTTP API (every call authenticated, Host checked).
 
-    Prints a one-time login link; API clients send `Authorization: Bearer <token>`
+    Prints a one-time login link (it opens a page with a Log in button; the
+    browser session ends after --session-idle unused, --session-lifetime in
+    all, or at Log out); API clients send `Authorization: Bearer <token>`
     with the token in TEACHD_HOME/token. Stops cleanly on Ctrl+C or SIGTERM:
     waiting approvals are denied, a recording in progress is saved.
     """
@@ -56,7 +117,8 @@ def serve(app: App, host: str, port: int, open_browser: bool, allow_remote: bool
                    err=True)
     _port_free(host, port)
     code = secrets.token_urlsafe(24)
-    application = create_app(app.settings, host, port, login_code=code)
+    application = create_app(app.settings, host, port, login_code=code, session_idle=session_idle,
+                             session_lifetime=session_lifetime, body_timeout=request_timeout)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
     login = f"{url}login?token={code}"
@@ -71,4 +133,5 @@ def serve(app: App, host: str, port: int, open_browser: bool, allow_remote: bool
     # previous handler: with this one, a clean stop exits 0 instead of dying.
     signal.signal(signal.SIGTERM, lambda *_: None)
     uvicorn.run(application, host=host, port=port, log_level="warning", access_log=False,
-                lifespan="on", timeout_graceful_shutdown=20)
+                lifespan="on", timeout_graceful_shutdown=20, http=bounded_h11(request_timeout),
+                timeout_keep_alive=5)

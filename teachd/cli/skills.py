@@ -86,6 +86,7 @@ def show(app: App, slug: str, as_json: bool) -> None:
             f"description: {c.description}",
             f"version:     {skill.current_version}",
             f"enabled:     {'yes' if skill.enabled else 'no'}",
+            f"origin:      {skill.origin}",
             f"approval:    {gate}",
             f"files:       {', '.join(sorted(c.files)) or '-'}",
         ]
@@ -149,7 +150,12 @@ def read(app: App, url: str, roots: tuple[Path, ...], as_json: bool) -> None:
 
 
 def _save(app: App, imported: Imported, slug: str | None = None, note: str = "") -> Skill:
-    skill = app.store.save(slug or imported.slug, imported.onto, note=note)
+    """An import is ``imported``; ``update SLUG --from`` (the owner's own edit of
+    their skill) keeps the skill's origin."""
+    from teachd.store.origins import IMPORTED
+
+    origin = app.store.get(slug).origin if slug else IMPORTED
+    skill = app.store.save(slug or imported.slug, imported.onto, note=note, origin=origin)
     if imported.enabled is not None and imported.enabled != skill.enabled:
         skill = app.store.set_enabled(skill.slug, imported.enabled)  # the envelope's state, as exported
     return skill
@@ -430,6 +436,20 @@ def approval(app: App, slug: str, always_ask: bool | None, tools: tuple[str, ...
 def _grantee_option() -> Any:
     return click.option("--with", "grantee", required=True, metavar="USER|@GROUP",
                         help="A person (teachd users list) or a group, as @NAME (teachd groups list).")
+
+
+@skills.command()
+@slug_arg
+@json_option
+@pass_app
+def trust(app: App, slug: str, as_json: bool) -> None:
+    """Accept your imported skill SLUG as taught: it is then auto-loaded into
+    computer runs, and the sites in its scope count as allowed.
+
+    Only skills compiled here from a demonstration are taught by themselves;
+    an imported skill named taught-… is not, whatever its name says."""
+    skill = app.store.trust(slug)
+    emit(as_json, skill.summary(), f"{skill.slug} is taught: auto-loaded in computer runs; its scope counts")
 
 
 @skills.command()

@@ -17,9 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from playwright.sync_api import Error as PlaywrightError
 
-from teachd.errors import BadInput, NotFound
+from teachd.errors import BadInput, NotFound, PolicyStop
 from teachd.mcp.worker import Browser
+from teachd.runner.quoting import quoted
 from teachd.runner.replay import type_like_a_person
+from teachd.runner.secrecy import MARK, Scrubber, sensitive_masks, sensitive_values
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator
@@ -27,6 +29,11 @@ if TYPE_CHECKING:
 ACTIONS = ("goto", "click", "type", "select", "check", "press", "scroll", "snapshot", "screenshot")
 NEEDS_TARGET = frozenset({"click", "type", "select", "check"})
 SECRET = re.compile(r"\{\{\s*secret:([A-Za-z][A-Za-z0-9_]*)\s*\}\}")
+_ROLE = re.compile(r"[a-z][a-z-]{0,39}")  # shown unquoted in a question, so a bare ARIA role word only
+MASK_COLOR = "#FF00FF"  # what a screenshot shows over a password or secret field
+_TEXT_FIELD = ("e => (e instanceof HTMLInputElement && !['hidden', 'checkbox', 'radio', 'button', 'submit',"
+               " 'image', 'file', 'reset', 'color', 'range'].includes(e.type))"
+               " || e instanceof HTMLTextAreaElement")
 
 
 @dataclass(frozen=True)
@@ -52,6 +59,9 @@ class Act:
             raise BadInput(f"give the target one way, not {' and '.join(ways)}")
         if (self.role is None) != (self.name is None):
             raise BadInput("a target by role needs both role and name")
+        if self.role is not None and not _ROLE.fullmatch(self.role):
+            raise BadInput("role is an ARIA role such as button, link or textbox; "
+                           f"not {quoted(self.role, 40)}")
         if (self.skill is None) != (self.anchor is None):
             raise BadInput("a target by anchor needs both skill and anchor")
         if self.action in NEEDS_TARGET and not ways:
@@ -68,26 +78,27 @@ class Act:
     @property
     def target(self) -> str:
         if self.ref:
-            return f"ref {self.ref}"
+            return f"ref {quoted(self.ref, 40)}"
         if self.role:
-            return f"the {self.role} “{self.name}”"
+            return f"the {self.role} {quoted(self.name or '')}"
         if self.anchor:
-            return f"anchor {self.anchor} of {self.skill}"
+            return f"anchor {quoted(self.anchor, 40)} of {quoted(self.skill, 80)}"
         return "the page"
 
     def describe(self, found: str | None = None) -> str:
         """What a person is asked to allow (``found``: what the target turned
         out to be, e.g. a taught anchor's "the Sign in button"); secrets as
-        their placeholder only."""
+        their placeholder only. Every value the agent chose is quoted data
+        (runner/quoting.py), so it cannot pass for teachd's own words."""
         target = f"{found} ({self.target})" if found else self.target
         if self.action == "goto":
-            return f"open {self.url}"
+            return f"open {quoted(self.url, 300)}"
         if self.action == "type":
-            return f"type “{self.text}” into {target}"
+            return f"type {quoted(self.text)} into {target}"
         if self.action == "select":
-            return f"choose “{self.value}” in {target}"
+            return f"choose {quoted(self.value)} in {target}"
         if self.action == "press":
-            return f"press {self.key}" + ("" if target == "the page" else f" in {target}")
+            return f"press {quoted(self.key, 40)}" + ("" if target == "the page" else f" in {target}")
         if self.action in ("snapshot", "screenshot"):
             return f"read the page ({self.action})"
         return f"{self.action} {target}"
@@ -119,18 +130,33 @@ def by_ref_or_role(b: Browser, act: Act, timeout: float) -> Locator:
     return visible
 
 
+def masked_field(target: Locator | None, act: Act) -> None:
+    """The element a secret goes into must be a text field (the one the
+    taught skill masked, found by its anchor): never a button, a link, a
+    region whose text the page shows. Refused before anything is typed."""
+    if target is None or not target.evaluate(_TEXT_FIELD):
+        raise PolicyStop(f"{act.target} is not a text field: a secret is typed only into the field its "
+                         "taught skill masked; nothing was typed")
+
+
 def perform(b: Browser, act: Act, target: Locator | None, secret: Callable[[str], str],
-            timeout: float, did: str) -> dict[str, Any]:
+            timeout: float, did: str, scrubber: Scrubber | None = None) -> dict[str, Any]:
     """Do the action; the result says what was done (``did``: secrets as their
-    placeholders) and where the page is now."""
+    placeholders) and where the page is now. Nothing handed back holds a
+    secret: the values this session typed and the values in the page's
+    password and secret fields are scrubbed from text, and those fields are
+    masked in a screenshot."""
     page, ms = b.page, timeout * 1000
+    scrub = scrubber or Scrubber()
     if act.action == "goto":
         page.goto(str(act.url), wait_until="domcontentloaded")
     elif act.action == "snapshot":
         text = page.aria_snapshot(mode="ai", timeout=ms)
-        return {"text": f"Page: {page.url}\nTitle: {page.title()}\n\n{text}"}
+        shown = f"Page: {page.url}\nTitle: {page.title()}\n\n{text}"
+        return {"text": scrub.scrub(shown, also=sensitive_values(page))}
     elif act.action == "screenshot":
-        return {"text": f"Page: {page.url}\nTitle: {page.title()}", "image": page.screenshot(type="png")}
+        image = page.screenshot(type="png", mask=sensitive_masks(page), mask_color=MASK_COLOR)
+        return {"text": scrub.scrub(f"Page: {page.url}\nTitle: {page.title()}"), "image": image}
     elif target is None and act.action == "press":
         page.keyboard.press(str(act.key))
     elif target is None and act.action == "scroll":
@@ -144,6 +170,8 @@ def perform(b: Browser, act: Act, target: Locator | None, secret: Callable[[str]
         target.click(timeout=ms)
     elif act.action == "type":
         editable = bool(target.evaluate("e => e.matches('input, textarea')"))
+        if SECRET.search(str(act.text)):  # masked in every screenshot and scrubbed from every snapshot
+            target.evaluate("(e, mark) => e.setAttribute(mark, '')", MARK)
         type_like_a_person(target, expand_secrets(str(act.text), secret), editable, ms)
     elif act.action == "select":
         _select(target, str(act.value), ms)
@@ -156,7 +184,7 @@ def perform(b: Browser, act: Act, target: Locator | None, secret: Callable[[str]
     b.page.wait_for_load_state("domcontentloaded")
     if b.page is not page:  # it opened a tab (the worker follows new tabs): act there from now on
         did += " (it opened a new tab; actions go there now)"
-    return {"text": f"Done: {did}.\nPage: {b.page.url}\nTitle: {b.page.title()}"}
+    return {"text": scrub.scrub(f"Done: {did}.\nPage: {b.page.url}\nTitle: {b.page.title()}")}
 
 
 def _select(target: Locator, wanted: str, ms: float) -> None:

@@ -3,8 +3,10 @@
 Through the client, when it can show a question (an MCP form elicitation
 with no fields: accept = allow once; decline or cancel = deny); otherwise on
 the daemon's Approvals page, through the store. No answer in time is a deny.
-The gate calls this from the browser thread; the question goes out on the
-server's event loop, which the tool call that caused it is awaiting.
+An accept is an allow only with empty content (the form asks for nothing);
+any other content is a deny, said in the result. The gate calls this from
+the browser thread; the question goes out on the server's event loop, which
+the tool call that caused it is awaiting.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from mcp.server.elicitation import render_elicitation_schema
 from mcp.shared.exceptions import NoBackChannelError
 from pydantic import BaseModel
 
@@ -28,6 +31,23 @@ log = logging.getLogger(__name__)
 
 class AllowOnce(BaseModel):
     """No fields: the question is the message; the answer is accept or decline."""
+
+
+ALLOW_ONCE_SCHEMA: Any = render_elicitation_schema(AllowOnce)  # no properties, none required
+
+
+def judge(request_id: int, action: str, content: Any) -> Answer:
+    """A form answer to "allow this once?". The form has no fields, so an
+    accept is an allow only with empty content (``{}``, or none): an accept
+    carrying anything (``{"allow": false}``, ``{"answer": "deny"}``…) is an
+    answer teachd did not ask for and cannot read as a yes — a deny, said."""
+    if action != "accept":
+        return Answer(request_id, False)
+    if content is None or content == {}:
+        return Answer(request_id, True)
+    keys = ", ".join(sorted(str(k) for k in content)) if isinstance(content, dict) else type(content).__name__
+    return Answer(request_id, False, f"the client accepted with content ({keys}) the question did not "
+                                     "ask for; only an empty accept allows")
 
 
 @dataclass
@@ -75,8 +95,10 @@ class ClientApprover:
         if caller is not None and caller.can_elicit():
             message = f"teachd asks: allow this once? {request.describe()}"
             try:
-                result = caller.run(caller.ctx.elicit(message, AllowOnce), self.timeout)
-                return Answer(request.id, result.action == "accept")
+                session = caller.ctx.request_context.session  # as Context.elicit asks, the raw answer kept
+                result = caller.run(session.elicit_form(message, ALLOW_ONCE_SCHEMA, caller.ctx.request_id),
+                                    self.timeout)
+                return judge(request.id, result.action, result.content)
             except NoBackChannelError:
                 log.info("the client cannot be asked on this connection: the Approvals page asks")
             except TimeoutError:

@@ -9,8 +9,10 @@ loopback with the owner's token (``TEACHD_HOME/daemon.json`` says where).
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
+import secrets
 import threading
 import time
 from dataclasses import dataclass
@@ -20,13 +22,20 @@ import httpx
 
 from teachd.errors import PolicyStop
 from teachd.server.secrets import Ticket
+from teachd.server.security import PROOF_PATH, daemon_proof
 
 DAEMON_FILE = "daemon.json"  # written by ``teachd serve`` while it runs: where it listens
 
 
 @dataclass
 class DaemonSource:
-    """For ``teachd mcp``: the daemon's desk, through its API (bearer token)."""
+    """For ``teachd mcp``: the daemon's desk, through its API (bearer token).
+
+    ``daemon.json`` may be stale (the daemon was killed) and its port taken
+    by any other program: before the token goes anywhere, the pid it names
+    must be alive and the server there must prove it holds the token —
+    it answers a fresh random challenge with HMAC(token, its address,
+    challenge) on an open path. Anything else is a PolicyStop, token unsent."""
 
     home: Path
 
@@ -34,10 +43,29 @@ class DaemonSource:
         try:
             where = json.loads((self.home / DAEMON_FILE).read_text(encoding="utf-8"))
             token = (self.home / "token").read_text().strip()
-        except (OSError, ValueError):
+            url, pid = str(where["url"]).rstrip("/"), int(where["pid"])
+        except (OSError, ValueError, KeyError, TypeError):
             raise PolicyStop("no teachd daemon is running to type it on (teachd serve)") from None
-        return httpx.Client(base_url=str(where["url"]).rstrip("/"), trust_env=False, timeout=40,
+        if not _alive(pid):
+            raise PolicyStop(f"the teachd daemon in {DAEMON_FILE} (pid {pid}) is not running: "
+                             "start teachd serve")
+        self._verify(url, token)
+        return httpx.Client(base_url=url, trust_env=False, timeout=40, follow_redirects=False,
                             headers={"Authorization": f"Bearer {token}"})
+
+    @staticmethod
+    def _verify(url: str, token: str) -> None:
+        """The challenge, without the token; the answer checked in constant time."""
+        challenge = secrets.token_hex(32)
+        try:
+            with httpx.Client(base_url=url, trust_env=False, timeout=10, follow_redirects=False) as probe:
+                r = probe.get(PROOF_PATH, params={"challenge": challenge})
+                answer = str(r.json().get("proof", "")) if r.status_code == 200 else ""
+        except (httpx.HTTPError, ValueError, AttributeError):
+            answer = ""
+        if not hmac.compare_digest(answer.encode(), daemon_proof(token, url, challenge).encode()):
+            raise PolicyStop(f"{url} in {DAEMON_FILE} is not this teachd daemon (it could not prove it holds "
+                             "the token): the token was not sent; start teachd serve")
 
     def ask(self, name: str, run_id: str, skills: list[str]) -> Ticket:
         try:
@@ -69,6 +97,19 @@ class DaemonSource:
                 client.delete(f"/api/secrets/{ticket.id}")
         except (httpx.HTTPError, PolicyStop):
             pass
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process with this id runs (one of another user counts too)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def write_daemon_file(home: Path, url: str) -> Path:

@@ -16,9 +16,10 @@ else on the page happened.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from urllib.parse import unquote
 
 from mcp.server.lowlevel.helper_types import ReadResourceContents
@@ -35,6 +36,7 @@ from teachd import __version__
 from teachd.errors import NotFound, TeachdError
 from teachd.mcp.acts import Act
 from teachd.mcp.session import McpRun, Services, expect_params
+from teachd.runner.run import BROWSERS_PER_PERSON
 from teachd.runner.session import manifest, visible_skills
 from teachd.skills.exchange import export_md
 from teachd.skills.paths import check_relpath
@@ -56,7 +58,8 @@ for that skill; loading it is the client's job. Skills this session may load:
 
 ACT = """\
 One action in the browser this session owns. action: goto (url), click, type (text;
-secrets as {{secret:NAME}}, filled by teachd, never shown), select (value: the
+a secret as exactly {{secret:NAME}}, only into the field its taught skill masked —
+skill + the anchor of the step that types it — filled by teachd, never shown), select (value: the
 option's value or label), check (value "false" unchecks), press (key), scroll,
 snapshot (the page's accessibility tree with element refs), screenshot.
 The target: ref (from the last snapshot), or role + name, or skill + anchor (a
@@ -67,6 +70,9 @@ While a loaded skill requires approval, each call asks the person first
 the loaded taught skills' allowed sites."""
 
 SKILL_URI = "skill://"
+T = TypeVar("T")
+IDLE_AFTER = 1800.0  # seconds: the SDK's own idle timeout for a streamable HTTP session
+
 _PERSON: ContextVar[str | None] = ContextVar("teachd_mcp_person", default=None)  # the request's, over HTTP
 
 
@@ -75,12 +81,20 @@ def _error(exc: Exception) -> ToolError:
 
 
 class TeachdMCP(MCPServer):
-    def __init__(self, services: Services, for_person: Callable[[str], Services] | None = None) -> None:
+    def __init__(self, services: Services, for_person: Callable[[str], Services] | None = None,
+                 idle_after: float | None = None, browsers_per_person: int = BROWSERS_PER_PERSON) -> None:
         """``services`` are the owner's; ``for_person`` makes another person's
-        (the daemon's ``/mcp``, where each request's token says who)."""
+        (the daemon's ``/mcp``, where each request's token says who).
+        ``idle_after``: seconds after which a session with no call in flight
+        is closed (over HTTP; on stdio the session ends with the process)."""
         super().__init__(name="teachd", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
         self.services, self.for_person = services, for_person
+        self.idle_after, self.browsers_per_person = idle_after, browsers_per_person
         self.streamable_http_asgi: Any = None  # set where it is served over HTTP (the daemon)
+        self._seen: dict[tuple[str, str], float] = {}  # when each session was last used
+        self._busy: dict[int, int] = {}  # calls in flight per run
+        self._reaper: threading.Thread | None = None
+        self._closing = threading.Event()
         self._runs: dict[tuple[str, str], McpRun] = {}
         self._people: dict[str, Services] = {}
         self._lock = threading.Lock()
@@ -104,11 +118,75 @@ class TeachdMCP(MCPServer):
         person = _person(ctx)
         key = (person or "", _session_key(ctx))  # a session id is one person's: another's token gets its own
         services = self.services_of(person)
+        self._start_reaper()
         with self._lock:
             run = self._runs.get(key)
             if run is None or run.closed:
                 run = self._runs[key] = McpRun(services, _client_name(ctx))
+            self._seen[key] = time.monotonic()
             return run
+
+    async def on_browser(self, ctx: Any, job: Callable[[McpRun, Any], T]) -> T:
+        """A job on the session's browser. A person has at most
+        ``browsers_per_person`` session browsers open at once (each is a
+        Chromium on the daemon's machine); the session stays busy — never
+        reaped as idle — while a job of it runs."""
+        run = self.run_for(ctx)
+        person = _person(ctx) or ""
+        with self._lock:
+            if not run.worker.started:
+                theirs = [r for (who, _s), r in self._runs.items()
+                          if who == person and r is not run and r.worker.started and not r.closed]
+                if len(theirs) >= self.browsers_per_person:
+                    raise ToolError(f"you already have {len(theirs)} browsers open in other MCP sessions "
+                                    f"(at most {self.browsers_per_person}): end one of those sessions first")
+            self._busy[id(run)] = self._busy.get(id(run), 0) + 1
+        try:
+            return await run.on_browser(ctx, lambda b: job(run, b))
+        finally:
+            with self._lock:
+                self._busy[id(run)] -= 1
+                if not self._busy[id(run)]:
+                    del self._busy[id(run)]
+                self._seen[(person, _session_key(ctx))] = time.monotonic()
+
+    def end(self, person: str, session: str) -> str | None:
+        """The session ``person`` ended (DELETE /mcp): its run is recorded as
+        ended and its browser closed now, not when the daemon stops."""
+        with self._lock:
+            run = self._runs.pop((person, session), None)
+            self._seen.pop((person, session), None)
+        if run is None:
+            return None
+        run.close()
+        return run.run_id
+
+    def reap(self, now: float | None = None) -> list[str]:
+        """Close the sessions idle (no call in flight) for longer than
+        ``idle_after`` seconds, as the SDK forgets their transports."""
+        if self.idle_after is None:
+            return []
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            idle = [key for key, seen in self._seen.items()
+                    if now - seen > self.idle_after and key in self._runs
+                    and not self._busy.get(id(self._runs[key]))]
+        return [rid for person, session in idle if (rid := self.end(person, session))]
+
+    def _start_reaper(self) -> None:
+        if self.idle_after is None or self._reaper is not None:
+            return
+        with self._lock:
+            if self._reaper is not None:
+                return
+
+            def sweep() -> None:
+                assert self.idle_after is not None
+                while not self._closing.wait(min(60.0, self.idle_after / 4)):
+                    self.reap()
+
+            self._reaper = threading.Thread(target=sweep, name="teachd-mcp-reaper", daemon=True)
+            self._reaper.start()
 
     async def _start_on_initialize(self, ctx: Any, call_next: Any) -> Any:
         """Every request answers as its person. At initialize the session's
@@ -126,6 +204,7 @@ class TeachdMCP(MCPServer):
 
     def close(self) -> list[str]:
         """End every session's run; returns their ids."""
+        self._closing.set()
         with self._lock:
             everyone = [self.services, *self._people.values()]
             runs, self._runs = list(self._runs.values()), {}
@@ -178,9 +257,8 @@ class TeachdMCP(MCPServer):
             text: str | None = None, value: str | None = None, key: str | None = None,
         ) -> list[TextContent | ImageContent]:
             act = Act(action, url, ref, role, name, skill, anchor, text, value, key)
-            run = self.run_for(ctx)
             try:
-                result = await run.on_browser(ctx, lambda b: run.act(b, act))
+                result = await self.on_browser(ctx, lambda run, b: run.act(b, act))
             except TeachdError as exc:
                 raise _error(exc) from None
             out: list[TextContent | ImageContent] = [TextContent(type="text", text=result["text"])]
@@ -198,10 +276,9 @@ class TeachdMCP(MCPServer):
                                "outcome and the step that halted, if any. Its approvals ask as "
                                "computer_act's do.")
         async def run_skill(slug: str, ctx: Context, params: dict[str, str] | None = None) -> str:
-            run = self.run_for(ctx)
             try:
                 values = expect_params(params)
-                result = await run.on_browser(ctx, lambda b: run.run_skill(b, slug, values))
+                result = await self.on_browser(ctx, lambda run, b: run.run_skill(b, slug, values))
             except TeachdError as exc:
                 raise _error(exc) from None
             text = _outcome_text(result)

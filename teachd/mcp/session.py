@@ -20,13 +20,15 @@ from compiler.plan import PlanError, Procedure
 from compiler.scope import in_scope
 from teachd.config import Settings
 from teachd.errors import BadInput, NotFound, PolicyStop, TeachdError
-from teachd.mcp.acts import SECRET, Act, by_ref_or_role, perform
+from teachd.mcp.acts import SECRET, Act, by_ref_or_role, masked_field, perform
 from teachd.mcp.approver import Caller, ClientApprover
 from teachd.mcp.worker import Browser, BrowserWorker
 from teachd.runner.feedback import give_feedback
 from teachd.runner.gate import Action, Gate
+from teachd.runner.guard import Layer, RequestGuard, element_location, focused_location, guard_for
 from teachd.runner.replay import Halt, Replayer, plain
 from teachd.runner.run import RunOptions, prepare, replay
+from teachd.runner.secrecy import Scrubber
 from teachd.runner.session import RunSession
 from teachd.server.secrets import SecretSource, Ticket, wait_for_secret
 from teachd.store.approvals import ApprovalQueue
@@ -36,8 +38,13 @@ from teachd.store.runs import RunStore
 if TYPE_CHECKING:
     from playwright.sync_api import Locator
 
+    from teachd.remote.destinations import Destinations
+    from teachd.remote.egress import Resolver
+
 T = TypeVar("T")
 TOOL = "computer_act"
+SETTLE = frozenset({"click", "press", "type", "select", "check"})  # actions that can start a navigation
+SETTLE_MS = 250  # how long such an action's navigation may take to show itself to the route
 
 
 @dataclass
@@ -51,6 +58,9 @@ class Services:
     where: str  # where TEACHD_SECRET_<NAME> would be read, for the error that says it is missing
     secrets: SecretSource | None = None  # the daemon's secret page
     stopping: threading.Event = field(default_factory=threading.Event)  # the server is closing: stop waiting
+    # None for the owner (``teachd mcp``, the daemon's owner); for anyone else the
+    # browser reaches no loopback/private/special address their own taught skills don't name
+    destinations: Destinations | None = None
 
     def stop(self) -> None:
         """Every question still waiting is a deny, every secret still asked is not given."""
@@ -75,6 +85,8 @@ class McpRun:
         self._plans: dict[tuple[str, int], Procedure | None] = {}
         self._lock = threading.Lock()
         self.closed = False
+        self._layers: list[Layer] = []  # this session's rules on its browser's guard (runner.guard)
+        self.scrubber = Scrubber()  # every secret this session typed: never handed back
 
     # -- skills -------------------------------------------------------------
     def load_skill(self, slug: str) -> dict[str, Any]:
@@ -112,23 +124,47 @@ class McpRun:
         """Find the target (halting rather than guessing), guard the scope, ask
         the gate, then act. A refusal at any point leaves the page untouched."""
         act.check()
-        record: dict[str, Any] = {"action": act.action, "target": act.describe(), "page": b.page.url}
+        record: dict[str, Any] = {"action": act.action, "target": act.describe(),
+                                  "page": self.scrubber.scrub(b.page.url)}
         try:
+            guard = self._guarded(b)
+            earlier = guard.take()  # stopped while no call was under way (the page's own doing): told below
+            names = self._secrets_in(act)  # a secret goes only into the field its skill masked
             target, found = self._target(b, act)
-            page = str(act.url) if act.action == "goto" else b.page.url
+            if names:
+                masked_field(target, act)
+            page = self._where_it_acts(b, act, target)
             what = act.describe(found)
-            record.update(page=page, target=what)
-            self.gate.guard(Action(TOOL, what, page), self._outside_scope(page))
-            values = {name: self.secret(name) for name in SECRET.findall(act.text or "")}  # before typing
-            result = perform(b, act, target, values.__getitem__, self.services.opts.step_timeout, what)
+            record.update(page=self.scrubber.scrub(page), target=what)
+            if act.action == "goto" and (why := self._network_refusal(page)):
+                raise PolicyStop(f"{why}; nothing was opened")
+            outside, scrub = self._outside_scope(page), self.scrubber.scrub  # the question shows no secret
+            self.gate.guard(Action(TOOL, what, scrub(page)), outside and scrub(outside))
+            if act.action == "goto":
+                guard.permit(page)  # asked just now (if outside): its navigation is not asked again
+            values = {name: self.secret(name) for name in names}  # before typing
+            try:
+                result = perform(b, act, target, values.__getitem__, self.services.opts.step_timeout, what,
+                                 scrubber=self.scrubber)
+                if act.action in SETTLE:  # a navigation it started reaches the route before we answer
+                    b.page.wait_for_timeout(SETTLE_MS)
+            except Exception:
+                guard.raise_stops()  # a stopped navigation is why, whatever Playwright says
+                raise
+            guard.raise_stops()
+            if earlier:
+                result["text"] += "\nMeanwhile teachd stopped: " + "; ".join(s.describe() for s in earlier)
             record["status"] = "done"
             return result
         except TeachdError as exc:
-            record.update(status="refused" if isinstance(exc, PolicyStop) else "failed", detail=str(exc))
+            detail = self.scrubber.scrub(str(exc))
+            record.update(status="refused" if isinstance(exc, PolicyStop) else "failed", detail=detail)
+            if detail != str(exc):
+                raise type(exc)(detail) from None
             raise
         except Exception as exc:  # Playwright's own: said in one line
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            record.update(status="failed", detail=first)
+            record.update(status="failed", detail=self.scrubber.scrub(first))
             raise BadInput(f"{act.action} failed: {record['detail']}; nothing more was done") from None
         finally:
             with self._lock:
@@ -137,6 +173,7 @@ class McpRun:
     def run_skill(self, b: Browser, slug: str, params: dict[str, str]) -> dict[str, Any]:
         """The replay executor on this session's browser: an ordinary recorded run."""
         proc = prepare(self.session, slug, params)
+        self._guarded(b)  # the session's rules hold under the replay's own scope
         self.services.runs.set_skills(self.run_id, self.session.versions())
         total = len(proc.steps)
         steps_done = [0]
@@ -153,7 +190,37 @@ class McpRun:
                                  self.secret, progress=progress)
         self.replays.append(outcome.run_id)
         halted = next((s for s in outcome.steps if s["status"] == "halted"), None)
-        return {**outcome.as_dict(), "halted_step": halted}
+        return self.scrubber.scrub_all({**outcome.as_dict(), "halted_step": halted})
+
+    def _secrets_in(self, act: Act) -> list[str]:
+        """The secrets a ``type`` would type, allowed only as the taught skill
+        typed them: the text is exactly ``{{secret:NAME}}`` and the target is
+        the anchor of that skill's step whose value is that secret (the field
+        the demonstration masked). Anything else is refused before any
+        question, any lookup on the page, any typing."""
+        names = SECRET.findall(act.text or "") if act.action == "type" else []
+        if not names:
+            return []
+        alone = SECRET.fullmatch((act.text or "").strip())
+        if alone is None or len(names) != 1:
+            raise PolicyStop("a secret is typed alone, into the field its taught skill masked: text is "
+                             "exactly {{secret:NAME}}; nothing was typed")
+        name = names[0]
+        where = "give skill and anchor of the skill's step that types it"
+        if not (act.skill and act.anchor):
+            raise PolicyStop(f"the secret {name!r} is typed only into the field its taught skill masked, "
+                             f"not into {act.target}: {where}; nothing was typed")
+        if act.skill not in self.session.loaded:
+            raise PolicyStop(f"the secret {name!r} is typed only into a field a loaded taught skill masked: "
+                             f"skill {act.skill!r} is not loaded in this session; nothing was typed")
+        proc = self._plan(act.skill)
+        masked = {} if proc is None else {s.anchor: s.secret for s in proc.steps
+                                          if s.action == "type" and s.secret and s.anchor}
+        if masked.get(act.anchor) != name:
+            fields = ", ".join(f"{a} ({n})" for a, n in sorted(masked.items())) or "none"
+            raise PolicyStop(f"anchor {act.anchor} of {act.skill} is not the field that skill masked for the "
+                             f"secret {name!r} (its masked fields: {fields}); nothing was typed")
+        return [name]
 
     def _target(self, b: Browser, act: Act) -> tuple[Locator | None, str | None]:
         """The element, and what it is when a taught anchor says so."""
@@ -192,10 +259,56 @@ class McpRun:
                 self._plans[key] = None
         return self._plans[key]
 
+    # -- where it acts, where it may go ----------------------------------------
+    def _guarded(self, b: Browser) -> RequestGuard:
+        """The session's browser under its rules, for every tab and frame: the
+        loaded taught skills' scope for navigations (asking through the gate),
+        and, for anyone but the owner, public destinations for every request."""
+        guard = guard_for(b.context)
+        if not self._layers:
+            self._layers.append(guard.add(Layer(self._outside_scope, ask=self._ask_navigation)))
+            if self.services.destinations is not None:
+                self._layers.append(guard.add(Layer(self._network_refusal, navigations_only=False)))
+        return guard
+
+    @staticmethod
+    def _where_it_acts(b: Browser, act: Act, target: Locator | None) -> str:
+        """The URL the action is judged by: the goto's, else the element's own
+        frame (a cross-origin iframe is not the page), else the focused frame."""
+        if act.action == "goto":
+            return str(act.url)
+        if target is not None:
+            return element_location(target)
+        if act.action == "press":
+            return focused_location(b.page)
+        return b.page.url
+
+    def _ask_navigation(self, url: str, where: str, why: str) -> bool:
+        """Asked by the guard, before the request leaves; a no aborts it."""
+        try:
+            self.gate.check(Action(TOOL, f"let {where} open {url}", url), reason=why)
+        except PolicyStop:
+            return False
+        return True
+
+    def _own_scope(self) -> set[str]:
+        """Origins the person's own loaded taught skills name (the only local
+        places a non-owner's browser may reach)."""
+        return {o for slug, skill in sorted(self.session.loaded.items())
+                if skill.is_taught and skill.access == "own"
+                and (proc := self._plan(slug)) is not None for o in proc.scope}
+
+    def _network_refusal(self, url: str) -> str | None:
+        dest = self.services.destinations
+        if dest is None:
+            return None
+        why = dest.refusal(url, self._own_scope())
+        return None if why is None else f"{why} (this browser runs on the daemon's host, not yours)"
+
     def _outside_scope(self, url: str) -> str | None:
         """A page outside every loaded taught skill's scope asks first."""
-        if not url.startswith(("http://", "https://")):
-            return None  # about:blank and the like: nothing to protect
+        if not url.startswith(("http://", "https://")) and url != "null":
+            return None  # about:blank and the like: nothing to protect (null: an opaque-origin frame)
         scoped = {slug: proc.scope for slug in sorted(self.session.loaded)
                   if (proc := self._plan(slug)) is not None and proc.scope}
         if not scoped or any(in_scope(url, scope) for scope in scoped.values()):
@@ -204,13 +317,20 @@ class McpRun:
                 f"({' '.join(sorted({o for s in scoped.values() for o in s}))})")
 
     def secret(self, name: str) -> str:
-        """From the environment, else typed by the person on the daemon's secret
-        page (the client is asked to open it when it can); never from the chat."""
+        """The person's own secret: from this process's environment when it is
+        theirs (``teachd mcp``, or the daemon's owner), else typed by the person
+        on their secret page of the daemon (the client is asked to open it
+        when it can); never from the chat. Remembered, to be scrubbed from
+        anything handed back."""
+        return self.scrubber.remember(self._secret(name))
+
+    def _secret(self, name: str) -> str:
         var, value = self.services.settings.secret_from_env(name)
         if value:
             return value
         source = self.services.secrets
-        hint = f"set {var} {self.services.where}, or type it on the secret page of teachd serve"
+        hint = (f"set {var} {self.services.where}, or type it on the secret page of teachd serve"
+                if self.services.where else "type it on your secret page of teachd serve")
         if source is None:
             raise PolicyStop(f"the secret {name!r} is needed: {hint}")
         caller, timeout = self.approver.caller, self.services.queue.timeout
@@ -264,11 +384,21 @@ def expect_params(params: Any) -> dict[str, str]:
 def services_for(runs: RunStore, settings: Settings, *, profile: list[str] | None = None,
                  headless: bool | None = None, step_timeout: float = 10.0,
                  approval_timeout: float = 300.0, where: str = "",
-                 secrets: SecretSource | None = None, queue: ApprovalQueue | None = None) -> Services:
+                 secrets: SecretSource | None = None, queue: ApprovalQueue | None = None,
+                 owner: bool = True, resolver: Resolver | None = None) -> Services:
     """A visible browser where there is a display (the person watches the
-    agent act), headless where there is none or when asked."""
+    agent act), headless where there is none or when asked. ``owner``: the
+    session is the daemon owner's (or ``teachd mcp``'s, the local user's);
+    anyone else's browser is held to public destinations (``resolver``:
+    how names are resolved for that check)."""
     shown = bool(settings.display) if headless is None else not headless
     opts = RunOptions(headless=not shown, chromium=settings.chromium, display=settings.display,
                       environ=settings.environ, profile=profile, step_timeout=step_timeout)
     queue = queue or ApprovalQueue(runs.skills, approval_timeout)  # the daemon passes its own
-    return Services(runs, queue, settings, opts, where, secrets)
+    services = Services(runs, queue, settings, opts, where, secrets)
+    if not owner:
+        from teachd.remote.destinations import Destinations
+        from teachd.remote.egress import SystemResolver
+
+        services.destinations = Destinations(resolver or SystemResolver())
+    return services

@@ -57,6 +57,11 @@ class BrowserWorker:
             self._jobs.put((job, future))
         return future
 
+    @property
+    def started(self) -> bool:
+        """A browser is (or is being) opened for this session."""
+        return self._thread is not None
+
     def close(self, timeout: float = 30) -> None:
         with self._lock:
             thread = self._thread

@@ -26,11 +26,11 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Protocol
-from urllib.parse import urljoin, urlsplit
 
 import httpcore
 import httpx
 
+from compiler import urls
 from teachd.errors import BadInput, LimitExceeded, NotFound, PolicyStop, Unavailable
 from teachd.remote.addresses import literal_ip, name_refusal, refusal
 
@@ -155,20 +155,18 @@ class Egress:
     def get(self, url: str, max_bytes: int, headers: Mapping[str, str] | None = None) -> Fetched:
         """GET ``url`` (redirects followed and checked), its body at most ``max_bytes``."""
         deadline = time.monotonic() + self.limits.deadline
-        current = url
+        current = self.canonical(url)
         for _hop in range(MAX_REDIRECTS + 1):
-            parts = urlsplit(current)  # checked as the C library reads it, before httpx parses it
-            try:
-                self.transport.address_for(parts.scheme, parts.hostname or "", parts.port)
-            except ValueError:
-                raise BadInput(f"not a URL that can be fetched: {current}") from None
             try:
                 with self.client.stream("GET", current, headers=dict(headers or {})) as resp:
                     if resp.is_redirect:
-                        nxt = urljoin(current, resp.headers.get("location", ""))
+                        location = resp.headers.get("location", "")
+                        nxt = urls.join(current, location)
+                        if nxt is None:
+                            raise PolicyStop(f"{current} redirects to {location!r}, not http(s): refused")
                         if current.startswith("https:") and not nxt.startswith("https:"):
                             raise PolicyStop(f"{current} redirects from https to {nxt}: refused")
-                        current = nxt
+                        current = self.canonical(nxt)
                         continue
                     if resp.status_code == 404:
                         raise NotFound(f"{current} was not found (404)")
@@ -183,6 +181,26 @@ class Egress:
             except httpx.TransportError as exc:
                 raise Unavailable(f"cannot fetch {current}: {_one_line(exc)}") from None
         raise PolicyStop(f"{url} redirects more than {MAX_REDIRECTS} times: refused")
+
+    def canonical(self, url: str) -> str:
+        """``url`` as the WHATWG parser (Chromium's reading) serialises it, its
+        address checked; httpx is handed that serialisation and must read the
+        same host and port from it, so no two parsers can disagree on where
+        a request goes (``http://a:1\\@b:2/`` is ``a:1`` to both)."""
+        web = urls.parse_web(url)
+        if web is None:
+            scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+            if scheme and scheme not in urls.WEB_SCHEMES and scheme.isalpha():
+                raise PolicyStop(f"only http and https may be fetched, not {scheme}:")
+            raise BadInput(f"not a URL that can be fetched: {url}")
+        try:
+            seen = httpx.URL(web.href)
+        except httpx.InvalidURL as exc:
+            raise BadInput(f"not a URL that can be fetched: {url} ({exc})") from None
+        if (seen.host.lower(), seen.port or web.effective_port) != (web.hostname, web.effective_port):
+            raise PolicyStop(f"{url} is read differently by a browser and the fetcher: refused")
+        self.transport.address_for(web.scheme, web.hostname, web.port)
+        return web.href
 
     @staticmethod
     def _body(resp: httpx.Response, url: str, max_bytes: int, deadline: float) -> bytes:

@@ -15,6 +15,7 @@ from teachd.remote.egress import Egress
 from teachd.remote.sources import Plan, fetch, parse_source, resolve
 from teachd.skills.exchange import Imported, export_md, from_skill_md
 from teachd.store.models import Skill, SkillContent
+from teachd.store.origins import IMPORTED
 from teachd.store.skills import SkillStore
 
 SOURCE_KEY = "teachd-source"
@@ -44,7 +45,8 @@ def import_url(store: SkillStore, egress: Egress, text: str, *, resolve_only: bo
     imported = _with_source(imported, plan)
     outcome = Outcome(plan, warnings=list(imported.warnings))
     if not store.exists(imported.slug):
-        outcome.skill = store.save(imported.slug, imported.onto, note=f"imported from {plan.source.given}")
+        outcome.skill = store.save(imported.slug, imported.onto, note=f"imported from {plan.source.given}",
+                                   origin=IMPORTED)
         outcome.action = "imported"
         return outcome
     current = store.get(imported.slug)
@@ -57,7 +59,8 @@ def import_url(store: SkillStore, egress: Egress, text: str, *, resolve_only: bo
         origin = f"it came from {was}" if was else "it was not imported from a URL"
         raise Conflict(f"skill {imported.slug!r} exists and differs ({origin}): "
                        f"{len(outcome.diff)} line(s) of difference; take the remote version with --update")
-    outcome.skill = store.save(imported.slug, imported.onto, note=f"updated from {plan.source.given}")
+    outcome.skill = store.save(imported.slug, imported.onto, note=f"updated from {plan.source.given}",
+                               origin=IMPORTED)
     outcome.action = "updated"
     return outcome
 

@@ -22,8 +22,9 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, unquote
 
+from compiler import urls
 from teachd.errors import BadInput, InvalidSkill, LimitExceeded, NotFound
 from teachd.remote.egress import Egress
 from teachd.skills.skillmd.validate import SKIP_DIRS
@@ -81,11 +82,11 @@ def parse_source(text: str) -> Source:
     m = _SHORTHAND.match(given)
     if m and not given.startswith(("http://", "https://")):
         return Source(given, "github", m.group(1), m.group(2), name=m.group(3))
-    parts = urlsplit(given)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    web = urls.parse_web(given)  # as a browser reads it: ``https://github.com\\@evil/`` is github.com
+    if web is None:
         raise BadInput(f"not a skill address: {given!r}; use {FORMS}")
-    host = parts.hostname.lower()
-    segs = [unquote(s) for s in parts.path.split("/") if s]
+    host = web.hostname
+    segs = [unquote(s) for s in web.path.split("/") if s]
     if host in ("skills.sh", "www.skills.sh"):
         if len(segs) != 3:
             raise BadInput(f"a skills.sh link names OWNER/REPO/SKILL: {given!r}")
@@ -108,7 +109,7 @@ def parse_source(text: str) -> Source:
         path = "/".join(segs[3:-1])
         return Source(given, "github", segs[0], segs[1], ref=segs[2], path=path)
     if segs and segs[-1] == "SKILL.md":
-        return Source(given, "file", url=given)
+        return Source(given, "file", url=web.href)
     raise BadInput(f"not a skill address: {given!r}; use {FORMS}")
 
 
@@ -123,7 +124,8 @@ def _json(egress: Egress, url: str) -> Any:
 def resolve(egress: Egress, source: Source) -> Plan:
     """Which files, from where — listing, never fetching a file's content."""
     if source.kind == "file":
-        parent = urlsplit(source.url).path.rstrip("/").split("/")[-2:-1] or ["skill"]
+        path = web.path if (web := urls.parse_web(source.url)) else ""
+        parent = path.rstrip("/").split("/")[-2:-1] or ["skill"]
         return Plan(source, source.url, parent[0], [("SKILL.md", source.url, None)])
     repo = f"{API}/repos/{quote(source.owner)}/{quote(source.repo)}"
     ref = source.ref or str(_json(egress, repo).get("default_branch") or "main")

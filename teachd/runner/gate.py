@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import IO, Protocol
 
 from teachd.errors import PolicyStop
+from teachd.runner.quoting import quoted
 from teachd.skills.approval import Approval
 
 
@@ -40,7 +41,8 @@ class Request:
                 "skills": list(self.skills), "reason": self.reason}
 
     def describe(self) -> str:
-        where = f" on {self.action.page}" if self.action.page else ""
+        # a page's URL is anyone's text: quoted, like what an agent wrote
+        where = f" on {quoted(self.action.page, 300)}" if self.action.page else ""
         step = f"step {self.action.step}: " if self.action.step is not None else ""
         who = f" (required by skill {', '.join(self.skills)})" if self.skills else ""
         return f"{step}{self.action.tool} {self.action.target}{where} — {self.reason}{who}"
@@ -50,6 +52,7 @@ class Request:
 class Answer:
     request_id: int
     allow: bool
+    why: str = ""  # a deny's reason when it is not the person's plain "no" (e.g. an answer not understood)
 
 
 class Approver(Protocol):
@@ -144,4 +147,5 @@ class Gate:
         self.log.append({"action": action.__dict__, "skills": list(skills), "reason": reason,
                          "decision": "allowed once" if granted else "denied"})
         if not granted:
-            raise PolicyStop(f"not approved: {request.describe()}")
+            why = f" ({answer.why})" if answer.why else ""
+            raise PolicyStop(f"not approved{why}: {request.describe()}")

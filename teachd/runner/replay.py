@@ -25,7 +25,9 @@ from compiler.plan import Anchor, Locator, PlanStep, Procedure
 from compiler.scope import in_scope, matches_pattern, url_pattern
 from teachd.errors import InvalidSkill, PolicyStop, TeachdError
 from teachd.runner.gate import Action, Gate
+from teachd.runner.guard import Layer, Stopped, element_location, focused_location, guard_for
 from teachd.runner.match import EXACT, GAINED, Candidate, Choice, choose, name_score
+from teachd.runner.secrecy import MARK, Scrubber
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Frame, Page
@@ -140,10 +142,12 @@ class Replayer:
                  start_url: str | None = None, progress: Callable[[str], None] | None = None,
                  step_timeout: float = STEP_TIMEOUT) -> None:
         self.context, self.page, self.proc, self.gate = context, page, proc, gate
-        self.params, self.secret = dict(params), secret
+        self.scrubber = Scrubber()  # the secrets this replay typed: never in its results or errors
+        self.params, self.secret = dict(params), lambda name: self.scrubber.remember(secret(name))
         self.start_url = start_url
         self.progress = progress or (lambda _msg: None)
         self.step_timeout = step_timeout
+        self._step: int | None = None  # the step under way (named in a navigation's question)
         self.results: list[StepResult] = []
         self.notes: list[str] = []
 
@@ -249,6 +253,22 @@ class Replayer:
             outside = f"{url} is outside the skill's allowed scope ({' '.join(self.proc.scope)})"
         self.gate.guard(Action("computer_act", what, url, n), outside)
 
+    def navigation_outside(self, url: str) -> str | None:
+        """A page or frame of any tab going outside the scope (the guard's judge;
+        data:, about: and blob: documents reach no server)."""
+        if in_scope(url, self.proc.scope) or not url.lower().startswith(("http:", "https:")):
+            return None
+        return f"{url} is outside the skill's allowed scope ({' '.join(self.proc.scope)})"
+
+    def _ask_navigation(self, url: str, where: str, why: str) -> bool:
+        """Asked by the guard before the request leaves: a no aborts it."""
+        try:
+            self.gate.check(Action("computer_act", f"let {where} open {url}", self.page.url, self._step),
+                            reason=why)
+        except PolicyStop:
+            return False
+        return True
+
     def _wait_url(self, n: int, step: PlanStep, before: str) -> None:
         expect_ = step.expect or {}
         pattern = expect_["url_pattern"]
@@ -272,7 +292,20 @@ class Replayer:
     # -- steps --------------------------------------------------------------
     def run(self, until: int | None = None) -> None:
         """Every step and the success check; with ``until``, only the steps
-        before that one (a repair's lead-in: the person takes over there)."""
+        before that one (a repair's lead-in: the person takes over there).
+        While it runs, every page and frame of every tab is held to the
+        skill's scope before a request leaves (teachd.runner.guard)."""
+        guard = guard_for(self.context)
+        scoped = Layer(self.navigation_outside, ask=self._ask_navigation)
+        layer = guard.add(scoped) if self.proc.scope else None
+        guard.take()  # what an earlier act stopped is not this replay's
+        try:
+            self._steps(until)
+        finally:
+            if layer is not None:
+                guard.drop(layer)
+
+    def _steps(self, until: int | None) -> None:
         for step in self.proc.steps:
             n, action = step.n, step.action
             if until is not None and n >= until:
@@ -281,22 +314,44 @@ class Replayer:
             try:
                 via = self._do(step)
             except (Halt, PolicyStop) as exc:
-                self.results.append(StepResult(n, action, "halted", str(exc)))
+                clean = self.scrubber.scrub(str(exc))
+                self.results.append(StepResult(n, action, "halted", clean))
+                if clean != str(exc):
+                    raise type(exc)(clean) from None
                 raise
             except PlaywrightError as exc:  # Playwright's own errors: a halt, named
-                msg = f"step {n}: {str(exc).splitlines()[0]}"
+                msg = self.scrubber.scrub(f"step {n}: {str(exc).splitlines()[0]}")
                 self.results.append(StepResult(n, action, "halted", msg))
                 raise Halt(msg) from None
             self.results.append(StepResult(n, action, "ok", step.describe or "", via))
-        self.check_success()
+        try:
+            self.check_success()
+        except Halt as exc:  # the final page's address or title could show a typed secret
+            clean = self.scrubber.scrub(str(exc))
+            if clean != str(exc):
+                raise Halt(clean) from None
+            raise
+        self.notes = [self.scrubber.scrub(note) for note in self.notes]
 
     def _do(self, step: PlanStep) -> list[str]:
         """Act, then, where the demonstration went to another page, wait for it."""
         before = self.page.url
-        via = self._perform(step)
-        if (step.expect or {}).get("url_pattern") and not (step.action == "goto" and step.n == 1):
-            self._wait_url(step.n, step, before)
+        self._step = step.n
+        guard = guard_for(self.context)
+        try:
+            via = self._perform(step)
+            if (step.expect or {}).get("url_pattern") and not (step.action == "goto" and step.n == 1):
+                self._wait_url(step.n, step, before)
+        except (Halt, PlaywrightError):
+            self._raise_stops(step.n, guard.take())  # a stopped navigation is why, whatever the symptom
+            raise
+        self._raise_stops(step.n, guard.take())
         return via
+
+    @staticmethod
+    def _raise_stops(n: int, stops: list[Stopped]) -> None:
+        if stops:
+            raise PolicyStop(f"step {n}: stopped: " + "; ".join(s.describe() for s in stops))
 
     def _perform(self, step: PlanStep) -> list[str]:
         n, action = step.n, step.action
@@ -305,19 +360,21 @@ class Replayer:
             if "[masked]" in url:
                 raise Halt(f"step {n}: the recorded address held a secret; cannot open it again")
             self._guard(n, f"open {url}", url)
+            guard_for(self.context).permit(url)  # asked just now (if outside): not asked twice
             self.page.goto(url, wait_until="domcontentloaded")
             return []
         if action in ("os_click", "os_key"):
             raise Halt(f"step {n}: a desktop step outside the browser; a person must do it")
         if action == "press" and not step.anchor:
-            self._guard(n, f"press {step.key}", self.page.url)
+            self._guard(n, f"press {step.key}", focused_location(self.page))  # the frame the keys go to
             self.page.keyboard.press(self._keys(step))
             return []
         anchor = self.proc.anchors.get(step.anchor or "")
         if anchor is None:
             raise Halt(f"step {n}: no anchor for its target")
         target, choice = self.resolve(n, anchor)
-        self._guard(n, plain(f"{action} {step.describe or ''}".strip()), self.page.url)
+        # judged by the element's own frame: a cross-origin iframe on an in-scope page is not in scope
+        self._guard(n, plain(f"{action} {step.describe or ''}".strip()), element_location(target))
         self._act(step, target, anchor)
         return list(choice.via)
 
@@ -342,6 +399,8 @@ class Replayer:
                 target.dblclick(timeout=timeout)
             elif action == "type":
                 editable = anchor.expect.get("tag") in ("input", "textarea")
+                if step.secret:  # masked in an agent's screenshots, scrubbed from its snapshots
+                    target.evaluate("(e, mark) => e.setAttribute(mark, '')", MARK)
                 type_like_a_person(target, self._value(step), editable, timeout)
             elif action == "select":
                 self._select(step, target, timeout)

@@ -4,6 +4,7 @@ keep a record of the run (status, skills and versions, steps; never secrets)."""
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -13,6 +14,7 @@ from recorder.browser import CAPTURE_JS
 from teachd.errors import BadInput, PolicyStop, Unavailable
 from teachd.runner.gate import Approver, Gate
 from teachd.runner.replay import STEP_TIMEOUT, Halt, Replayer
+from teachd.runner.secrecy import without_secrets
 from teachd.runner.session import RunSession
 from teachd.store.runs import RunStore
 
@@ -84,6 +86,9 @@ def prepare(session: RunSession, slug: str, params: Mapping[str, str]) -> Proced
     return proc
 
 
+BROWSERS_PER_PERSON = 3  # Chromiums one person may hold open on a daemon's machine: replays, and MCP sessions
+
+
 @contextlib.contextmanager
 def open_chromium(opts: RunOptions) -> Iterator[tuple[BrowserContext, Page]]:
     """Debian's Chromium with the capture script (its mutation counter is what
@@ -94,8 +99,9 @@ def open_chromium(opts: RunOptions) -> Iterator[tuple[BrowserContext, Page]]:
 
     exe = chromium_path(opts.chromium)
     with sync_playwright() as pw:
-        env: dict[str, str | float | bool] | None = (
-            {**opts.environ, "DISPLAY": opts.display} if opts.display else None)
+        # No TEACHD_SECRET_* in the browser's environment: secrets are typed, never inherited.
+        base = without_secrets(opts.environ or os.environ)
+        env: dict[str, str | float | bool] = {**base, **({"DISPLAY": opts.display} if opts.display else {})}
         browser = pw.chromium.launch(executable_path=exe, headless=opts.headless,
                                      args=launch_args(None), env=env)
         try:

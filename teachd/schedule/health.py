@@ -21,6 +21,7 @@ from playwright.sync_api import Error as PlaywrightError
 from compiler.plan import Procedure
 from compiler.scope import in_scope, matches_pattern, url_pattern
 from teachd.runner.gate import DenyAll, Gate
+from teachd.runner.guard import Layer, guard_for
 from teachd.runner.replay import Halt, Replayer, plain
 
 if TYPE_CHECKING:
@@ -72,6 +73,17 @@ def probe(context: BrowserContext, page: Page, proc: Procedure, timeout: float =
     """Visit each recorded page that a plain visit reaches; look for each
     target there. Nothing on any page is acted on."""
     finder = Replayer(context, page, proc, Gate(DenyAll()), {}, _no_secret, step_timeout=timeout)
+    guard = guard_for(context)  # no page or frame outside the scope loads, redirects included: nobody to ask
+    layer = guard.add(Layer(finder.navigation_outside)) if proc.scope else None
+    try:
+        return _probe(page, proc, finder)
+    finally:
+        if layer is not None:
+            guard.drop(layer)
+        guard.take()
+
+
+def _probe(page: Page, proc: Procedure, finder: Replayer) -> Report:
     targeted = [s for s in proc.steps if s.anchor and s.anchor in proc.anchors]
     visited: dict[str, str | None] = {}  # recorded page → why it cannot be checked (None: it can)
     acted_on: dict[str, int] = {}  # recorded page → the first step that acted there

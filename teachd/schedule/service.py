@@ -34,7 +34,7 @@ from teachd.schedule.health import probe
 from teachd.schedule.jobstore import FIRE_REF, DatabaseJobStore, job_id
 from teachd.schedule.specs import Spec, missed_note, trigger
 from teachd.server.jobs import run_on_the_page
-from teachd.server.secrets import SecretDesk
+from teachd.server.secrets import SecretDesk, person_settings, without_secrets
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.locks import FileLock
 from teachd.store.profiles import resolve_profile
@@ -192,10 +192,13 @@ class ScheduleService:
 
     def _run(self, schedules: ScheduleStore, view: dict[str, Any]) -> tuple[str, str | None, str]:
         store = schedules.skills
-        approvals, desk = self.approvals, self.desk
-        if store.owner != self.store.owner and self.asker is not None:
+        approvals, desk, settings = self.approvals, self.desk, self.settings
+        if store.owner != self.store.owner:  # another person's run: their page asks; the env is the owner's
+            settings = person_settings(self.settings)
+            if self.asker is None:
+                raise NotFound(f"no secret page for {store.owner}'s scheduled run")
             approvals, desk = self.asker(store.owner)
-        outcome = run_on_the_page(RunStore(store), self.settings, approvals, desk, view["slug"],
+        outcome = run_on_the_page(RunStore(store), settings, approvals, desk, view["slug"],
                                   dict(view["params"]), label=f"schedule-{view['id']}",
                                   origin=f"schedule {view['id']}", timeout=float(view["timeout_s"]),
                                   profile=resolve_profile(self.settings, store, view["profile"]))
@@ -208,7 +211,8 @@ class ScheduleService:
         skill = schedules.skills.load(slug)
         proc = Procedure.from_files(skill.current.files)
         s = self.settings
-        with open_chromium(RunOptions(headless=True, chromium=s.chromium, environ=s.environ)) as (ctx, page):
+        with open_chromium(RunOptions(headless=True, chromium=s.chromium,
+                                      environ=without_secrets(s.environ))) as (ctx, page):
             report = probe(ctx, page, proc)
         schedules.set_health(slug, report.as_dict(), report.summary())
         return ("healthy" if report.ok else "needs attention"), None, report.summary()

@@ -23,6 +23,7 @@ from teachd.skills.exchange import Imported, export_envelope, export_md, from_en
 from teachd.store.grants import GrantStore
 from teachd.store.groups import GroupStore
 from teachd.store.models import Skill
+from teachd.store.origins import IMPORTED
 from teachd.store.profiles import profile_names
 from teachd.store.schedules import ScheduleStore
 from teachd.store.users import UserStore
@@ -196,11 +197,14 @@ async def skill_update(request: Request) -> JSONResponse:
       404: {description: no such skill}
     """
     slug = request.path_params["slug"]
-    d = daemon(request)
-    d.store.get(slug)
-    imported = _imported(await body(request))
-    skill = d.store.update(slug, imported.onto, note="updated in the web UI")
-    return JSONResponse(skill_view(d, skill))
+    d, data = daemon(request), await body(request)
+
+    def work() -> dict[str, Any]:  # parsing a stranger's YAML and sealing it: off the event loop
+        d.store.get(slug)
+        imported = _imported(data)
+        return skill_view(d, d.store.update(slug, imported.onto, note="updated in the web UI"))
+
+    return JSONResponse(await run_in_threadpool(work))
 
 
 async def skill_delete(request: Request) -> JSONResponse:
@@ -232,12 +236,16 @@ async def skill_import(request: Request) -> JSONResponse:
       200: {description: the new skill}
       409: {description: the slug exists}
     """
-    imported = _imported(await body(request))
-    d = daemon(request)
-    if d.store.exists(imported.slug):
-        raise Conflict(f"skill {imported.slug!r} already exists; update it instead")
-    skill = d.store.save(imported.slug, imported.onto, note="imported in the web UI")
-    return JSONResponse(skill_view(d, skill))
+    d, data = daemon(request), await body(request)
+
+    def work() -> dict[str, Any]:  # parsing a stranger's YAML and sealing it: off the event loop
+        imported = _imported(data)
+        if d.store.exists(imported.slug):
+            raise Conflict(f"skill {imported.slug!r} already exists; update it instead")
+        return skill_view(d, d.store.save(imported.slug, imported.onto, note="imported in the web UI",
+                                          origin=IMPORTED))
+
+    return JSONResponse(await run_in_threadpool(work))
 
 
 async def skill_import_url(request: Request) -> JSONResponse:
@@ -405,15 +413,19 @@ async def approvals_list(request: Request) -> JSONResponse:
 
 async def approval_answer(request: Request) -> JSONResponse:
     """
-    summary: Answer one waiting request (`allow` true = allow once; false = deny)
+    summary: Answer one waiting request (`allow` true = allow once; false = deny; a JSON boolean)
     responses:
       200: {description: answered}
+      400: {description: "`allow` is not a JSON boolean: nothing is answered"}
       404: {description: answered already or timed out}
     """
     data = await body(request)
     pid = request.path_params["pid"]
-    daemon(request).approvals.answer(pid, bool(data.get("allow")))
-    return JSONResponse({"id": pid, "allow": bool(data.get("allow"))})
+    allow = data.get("allow")
+    if not isinstance(allow, bool):  # typed: "false", 1, [] or a missing answer is no answer at all
+        raise BadInput("send `allow`: true (allow once) or false (deny), as a JSON boolean")
+    daemon(request).approvals.answer(pid, allow)
+    return JSONResponse({"id": pid, "allow": allow})
 
 
 def _bearer_only(request: Request) -> None:

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -25,7 +26,17 @@ from teachd.config import Settings
 from teachd.errors import TeachdError, as_teachd_error
 from teachd.mcp.secrets import remove_daemon_file, write_daemon_file
 from teachd.server import api, pages
-from teachd.server.security import Guard, Sessions, load_token
+from teachd.server.security import (
+    BODY_TIMEOUT,
+    COOKIE,
+    IDLE,
+    LIFETIME,
+    PROOF_PATH,
+    Guard,
+    Sessions,
+    daemon_proof,
+    load_token,
+)
 from teachd.server.state import Daemon
 
 SCHEMA = SchemaGenerator({"openapi": "3.0.0", "info": {"title": "teachd", "version": __version__}})
@@ -40,10 +51,33 @@ def allowed_hosts(host: str, port: int) -> frozenset[str]:
 
 class McpEndpoint:
     """``/mcp``: the MCP server as streamable HTTP (bearer token only, see the
-    guard); an ASGI app of its own, made by the lifespan."""
+    guard); an ASGI app of its own, made by the lifespan.
+
+    The SDK binds a session to the principal that opened it: the person the
+    guard found is handed to it as that principal, so another person's request
+    naming the session's id — a DELETE included — is answered as if it did not
+    exist (404). A session its person ends (DELETE) closes its run and browser
+    at once."""
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        await scope["app"].state.mcp(scope, receive, send)
+        from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+        from mcp.server.auth.provider import AccessToken
+
+        person = str((scope.get("state") or {}).get("user") or "")
+        scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=person, scopes=[], subject=person))
+        statuses: list[int] = []
+
+        async def watched(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                statuses.append(int(message["status"]))
+            await send(message)
+
+        state = scope["app"].state
+        await state.mcp(scope, receive, watched)
+        if scope["method"] == "DELETE" and statuses and statuses[0] < 300:
+            session = next((v.decode("latin-1") for k, v in scope.get("headers") or []
+                            if k == b"mcp-session-id"), "")
+            await run_in_threadpool(state.mcp_server.end, person, session)
 
 
 async def _error(request: Request, exc: Exception) -> Response:
@@ -53,16 +87,18 @@ async def _error(request: Request, exc: Exception) -> Response:
     return JSONResponse({"error": str(mapped)}, status_code=mapped.http_status)
 
 
-def create_app(settings: Settings, host: str, port: int, login_code: str | None = None) -> Starlette:
+def create_app(settings: Settings, host: str, port: int, login_code: str | None = None, *,
+               session_idle: float = IDLE, session_lifetime: float = LIFETIME,
+               body_timeout: float = BODY_TIMEOUT) -> Starlette:
     token = load_token(settings.home)
     code = login_code or secrets.token_urlsafe(24)
+    base = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         d = Daemon.open(settings, sessions, code)
         app.state.daemon = d
-        base = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
         mcp = d.mcp_server(allowed_hosts(host, port), base)
-        app.state.mcp = mcp.streamable_http_asgi
+        app.state.mcp, app.state.mcp_server = mcp.streamable_http_asgi, mcp
         write_daemon_file(settings.home, base)  # where teachd mcp finds the secret page
         d.schedules.start()  # runs the jobs if no other daemon on this store does
         try:
@@ -79,11 +115,23 @@ def create_app(settings: Settings, host: str, port: int, login_code: str | None 
     async def openapi(request: Request) -> Response:
         return JSONResponse(SCHEMA.get_schema(routes=request.app.routes))
 
-    sessions = Sessions(token, settings.owner)  # shared by the guard and the login page
+    async def proof(request: Request) -> Response:
+        """Open to all: HMAC(token, this address, challenge), so ``teachd mcp``
+        knows it talks to this daemon before it sends the token (a stale
+        ``daemon.json`` may point at another server now)."""
+        challenge = request.query_params.get("challenge", "")
+        if not 32 <= len(challenge) <= 128 or not (challenge.isascii() and challenge.isalnum()):
+            return JSONResponse({"error": "send ?challenge= (32 to 128 letters and digits)"}, status_code=400)
+        return JSONResponse({"proof": daemon_proof(token, base, challenge)})
+
+    sessions = Sessions(token, settings.owner, cookie=f"{COOKIE}_{port}", idle=session_idle,
+                        lifetime=session_lifetime)  # shared by the guard and the login page
     app = Starlette(
         routes=[*pages.ROUTES, *api.ROUTES, Route("/openapi.json", openapi, include_in_schema=False),
+                Route(PROOF_PATH, proof, include_in_schema=False),
                 Route("/mcp", McpEndpoint(), methods=["GET", "POST", "DELETE"], include_in_schema=False)],
-        middleware=[Middleware(Guard, sessions=sessions, allowed_hosts=allowed_hosts(host, port))],
+        middleware=[Middleware(Guard, sessions=sessions, allowed_hosts=allowed_hosts(host, port),
+                               body_timeout=body_timeout)],
         exception_handlers={TeachdError: _error, Exception: _error},
         lifespan=lifespan,
     )

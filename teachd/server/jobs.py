@@ -13,10 +13,10 @@ from typing import Any
 
 from compiler.names import describe
 from teachd.config import Settings
-from teachd.errors import BadInput, Conflict, Failed, NotFound
+from teachd.errors import BadInput, Conflict, Failed, NotFound, PolicyStop, TooMany
 from teachd.runner.gate import PageApprover
-from teachd.runner.run import RunOptions, RunOutcome, run_skill
-from teachd.server.secrets import SecretDesk, desk_secret
+from teachd.runner.run import BROWSERS_PER_PERSON, RunOptions, RunOutcome, run_skill
+from teachd.server.secrets import SecretDesk, desk_secret, without_secrets
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.rules import RuleStore
 from teachd.store.runs import RunStore
@@ -48,15 +48,26 @@ class Runs:
     from the CLI), in a thread, asking on the Approvals page."""
 
     def __init__(self, runs: RunStore, settings: Settings, approvals: ApprovalQueue,
-                 desk: SecretDesk, threads: dict[str, threading.Thread] | None = None) -> None:
+                 desk: SecretDesk, threads: dict[str, tuple[str, threading.Thread]] | None = None,
+                 per_person: int = BROWSERS_PER_PERSON) -> None:
         self.runs, self.settings, self.approvals, self.desk = runs, settings, approvals, desk
-        self._threads: dict[str, threading.Thread] = {} if threads is None else threads
+        self.per_person = per_person
+        self._threads: dict[str, tuple[str, threading.Thread]] = {} if threads is None else threads
 
-    def for_person(self, runs: RunStore, approvals: ApprovalQueue, desk: SecretDesk) -> Runs:
-        """One person's replays, in this daemon's threads (stopped together)."""
-        return Runs(runs, self.settings, approvals, desk, self._threads)
+    def for_person(self, runs: RunStore, approvals: ApprovalQueue, desk: SecretDesk,
+                   settings: Settings) -> Runs:
+        """One person's replays, in this daemon's threads (stopped together),
+        with that person's settings (another person's hold none of the
+        owner's ``TEACHD_SECRET_*``: their secrets are asked on their page)."""
+        return Runs(runs, settings, approvals, desk, self._threads, self.per_person)
 
     def start(self, slug: str, params: dict[str, str], start_url: str | None = None) -> str:
+        person = self.runs.owner
+        live = sum(1 for who, t in self._threads.values() if who == person and t.is_alive())
+        if live >= self.per_person:  # each replay is a Chromium on the daemon's machine
+            raise TooMany(f"you already have {live} replays running on this daemon "
+                          f"(at most {self.per_person}): let one finish, "
+                          "or answer what it waits for on the Approvals page")
         self.runs.skills.load(slug)  # a missing or disabled skill is refused now, not in the thread
         job = f"job-{len(self._threads) + 1}-{int(time.time())}"
 
@@ -66,13 +77,13 @@ class Runs:
                                 origin="web UI", timeout=self.approvals.timeout, start_url=start_url)
 
         thread = threading.Thread(target=work, name=job, daemon=True)
-        self._threads[job] = thread
+        self._threads[job] = (person, thread)
         thread.start()
         return job
 
     def stop_all(self, timeout: float = 20) -> None:
         self.approvals.close()  # a waiting step is denied: the run ends with no effect
-        for thread in list(self._threads.values()):
+        for _person, thread in list(self._threads.values()):
             thread.join(timeout)
 
 
@@ -83,8 +94,9 @@ class Teaching:
     the steps before the one to show, asking on the Approvals page, so it is
     started in the background and the Teach page shows it getting there."""
 
-    def __init__(self, environ: dict[str, str], control: Path) -> None:
+    def __init__(self, environ: dict[str, str], control: Path, daemon_owner: str = "") -> None:
         self.environ, self.control = environ, control
+        self.daemon_owner = daemon_owner  # whose environment ``environ`` is
         self.process: TeachProcess | None = None
         self.name = ""
         self.owner = ""  # whose demonstration: the skill is saved as theirs
@@ -92,11 +104,27 @@ class Teaching:
         self.repairing: dict[str, Any] | None = None  # run, step and what the bar asks to show
         self._starting: threading.Thread | None = None
 
+    def child_environ(self, owner: str) -> dict[str, str]:
+        """The environment of a child started for ``owner``: the daemon's own
+        for its owner; for anyone else, none of the owner's ``TEACHD_SECRET_*``
+        (a repair's lead-in then asks that person on their secret page)."""
+        if self.daemon_owner and owner == self.daemon_owner:
+            return dict(self.environ)
+        return without_secrets(self.environ)
+
     def _busy(self) -> bool:
         starting = self._starting is not None and self._starting.is_alive()
         return starting or (self.process is not None and self.process.proc.poll() is None)
 
     def _claim(self, owner: str) -> None:
+        """The slot, for the daemon's owner only: a demonstration (or a
+        repair, which is one) opens Chromium on the display of the person
+        who runs the daemon, and takes its one slot; another person teaches
+        on their own machine (``teachd teach``), where the browser is theirs
+        to see. A headless one is refused too: nobody could show it anything."""
+        if self.daemon_owner and owner != self.daemon_owner:
+            raise PolicyStop(f"only {self.daemon_owner}, who runs this daemon, may start a demonstration on "
+                             "its display: teach on your own machine with teachd teach")
         if self._busy():
             who = "" if owner == self.owner else f" (by {self.owner})"
             raise Conflict(f"a demonstration is already being recorded{who}; one at a time on this daemon")
@@ -104,7 +132,7 @@ class Teaching:
     def start(self, name: str, url: str, headless: bool, owner: str) -> dict[str, Any]:
         self._claim(owner)
         flags = ["--no-os-input"] + (["--headless"] if headless else [])
-        environ = {**self.environ, "TEACHD_OWNER": owner}
+        environ = {**self.child_environ(owner), "TEACHD_OWNER": owner}
         self.repairing = None
         self.process, self.name, self.result = TeachProcess(environ, name, url, *flags), name, None
         self.owner = owner
@@ -115,7 +143,7 @@ class Teaching:
         """``teachd teach --repair RUN_ID`` for the person, in the background."""
         self._claim(owner)
         flags = ["--no-os-input", "--ask-on", "page"] + (["--headless"] if headless else [])
-        environ = {**self.environ, "TEACHD_OWNER": owner}
+        environ = {**self.child_environ(owner), "TEACHD_OWNER": owner}
         self.process, self.name, self.result, self.owner = None, name, None, owner
         self.repairing = {"run_id": run_id, "step": step, "banner": banner}
 

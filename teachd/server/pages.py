@@ -1,32 +1,47 @@
 """The web UI: server-rendered pages, a little plain JavaScript that calls
-``/api/`` (with the page's CSRF token), no build step. Every value shown is
-escaped; no page ever shows a secret (the store holds none)."""
+``/api/`` (with the session's page key, from this origin's localStorage),
+no build step. Every value shown is escaped, every path segment put in a
+URL is encoded (``q`` here, ``seg``/``segs`` in the pages' script), every
+script carries the response's CSP nonce; no page ever shows a secret (the
+store holds none). A page reached by a plain navigation comes through the
+guard's shell (see ``teachd.server.security``): the browser's cookie alone
+opens nothing, because every local server gets that cookie too."""
 
 from __future__ import annotations
 
 import hmac
 import html
 import json
+import unicodedata
+import urllib.parse
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from teachd.errors import NotFound
 from teachd.server.api import daemon, schedule_views, skill_view
-from teachd.server.security import COOKIE
 from teachd.skills.approval import GATED_TOOLS
 from teachd.store.models import Skill
 from teachd.store.schedules import ScheduleStore
 
 e = html.escape
 
+
+def q(segment: str) -> str:
+    """One path segment for a URL built here: encoded, so a name with '/',
+    '%', '?' or '#' stays one segment and names only itself."""
+    return urllib.parse.quote(str(segment), safe="")
+
 CSS = """
 *{box-sizing:border-box} body{margin:0;font:15px/1.45 system-ui,sans-serif;color:#1d2330;background:#f5f6f8}
 header{background:#1f2430;color:#fff;padding:10px 24px;display:flex;gap:22px;align-items:center}
 header b{font-size:17px;margin-right:12px} header a{color:#cfd8ea;text-decoration:none}
 header a.on{color:#fff;border-bottom:2px solid #ffd166}
+header .who{margin-left:auto;color:#cfd8ea} header button.quiet{background:transparent;color:#cfd8ea;border-color:#56607a}
+q.quoted{quotes:none;display:inline-block;max-width:100%} q.quoted code{background:#f1f2f6;border:1px solid #d9dde6;
+  border-radius:4px;padding:1px 5px;white-space:pre-wrap;word-break:break-all;font-size:13px}
 main{max-width:1100px;margin:22px auto;padding:0 24px}
 h1{font-size:22px;margin:0 0 14px} h2{font-size:17px;margin:22px 0 8px}
 table{border-collapse:collapse;width:100%;background:#fff;border-radius:8px;overflow:hidden}
@@ -47,7 +62,15 @@ pre{white-space:pre-wrap;background:#fff;border-radius:8px;padding:12px;font-siz
 """
 
 JS = """
-const csrf = document.querySelector('meta[name=csrf]').content;
+const csrf = localStorage.getItem('teachd-key') || '';  // this origin's page key: see teachd.server.security
+// One path segment of a URL, encoded: a name with '/', '%2e', '?' or '#' stays one segment;
+// '.' and '..' cannot be sent as a segment at all (every URL parser folds them).
+function seg(s) {
+  s = String(s);
+  if (s === '.' || s === '..' || s === '') throw new Error('not a name that can go in a URL: ' + JSON.stringify(s));
+  return encodeURIComponent(s);
+}
+const segs = (path) => String(path).split('/').map(seg).join('/');
 async function api(method, url, body) {
   const r = await fetch(url, {method, headers: {'Content-Type': 'application/json', 'X-CSRF-Token': csrf},
                               body: body === undefined ? undefined : JSON.stringify(body)});
@@ -62,23 +85,42 @@ function flash(msg, kind) {
 async function act(fn, done) {
   try { const r = await fn(); if (done) done(r); } catch (err) { flash(err.message, 'err'); }
 }
+// A download (Export) is a fetch with the key, saved from memory: a plain link would carry the cookie only.
+async function download(url, name) {
+  const r = await fetch(url, {headers: {'X-CSRF-Token': csrf}});
+  if (!r.ok) throw new Error((await r.text()) || r.status);
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(await r.blob()); a.download = name; document.body.append(a); a.click();
+  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+}
+for (const a of document.querySelectorAll('a[data-download]')) a.addEventListener('click', (ev) => {
+  ev.preventDefault(); act(() => download(a.href, a.getAttribute('download')));
+});
+const logout = document.getElementById('logout');
+if (logout) logout.addEventListener('click', () => act(() => api('POST', '/logout'), () => {
+  localStorage.removeItem('teachd-key'); location.replace('/logged-out'); }));
 """
 
 NAV = (("/skills", "Skills"), ("/teach", "Teach"), ("/runs", "Runs"), ("/schedules", "Schedules"),
        ("/approvals", "Approvals"))
 
 
+def nonce(request: Request) -> str:
+    """This response's script nonce (the guard puts it in the CSP)."""
+    return str(request.scope.get("state", {}).get("nonce", ""))
+
+
 def layout(request: Request, title: str, active: str, body: str, script: str = "") -> HTMLResponse:
-    csrf = request.scope.get("state", {}).get("csrf", "")
+    state = request.scope.get("state", {})
     nav = "".join(f"<a href='{href}' class='{'on' if href == active else ''}'>{e(name)}</a>" for href, name in NAV)
+    who = (f"<span class='who'>{e(state.get('user') or '')}</span><button id='logout' class='quiet'>Log out</button>"
+           if state.get("sid") else "")  # a browser session (a bearer client has nothing to log out of)
     page = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{e(title)} — teachd</title>"
-            f"<meta name='viewport' content='width=device-width, initial-scale=1'><meta name='csrf' content='{e(csrf)}'>"
-            f"<style>{CSS}</style></head><body><header><b>teachd</b>{nav}</header><main>"
+            f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
+            f"<style>{CSS}</style></head><body><header><b>teachd</b>{nav}{who}</header><main>"
             f"<div id='flash' class='flash' role='status'></div>{body}</main>"
-            f"<script>{JS}{script}</script></body></html>")
-    return HTMLResponse(page, headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY",
-                                       "Content-Security-Policy": "default-src 'self'; style-src 'unsafe-inline'; "
-                                       "script-src 'unsafe-inline'; frame-ancestors 'none'"})
+            f"<script nonce='{e(nonce(request))}'>{JS}{script}</script></body></html>")
+    return HTMLResponse(page, headers={"Cache-Control": "no-store"})  # CSP & co: the guard, on every response
 
 
 def js(value: Any) -> str:
@@ -86,25 +128,89 @@ def js(value: Any) -> str:
     return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-async def login(request: Request) -> Response:
+LOGIN_CSS = ("body{font:16px/1.5 system-ui,sans-serif;margin:40px;color:#1d2330} button{font:inherit;padding:6px 16px;"
+             "border-radius:6px;border:1px solid #2d5bd7;background:#2d5bd7;color:#fff;cursor:pointer}")
+
+
+def _small_page(request: Request, body: str, status: int = 200, script: str = "") -> HTMLResponse:
+    """The pages around logging in: no data, no navigation."""
+    tag = f"<script nonce='{e(nonce(request))}'>{script}</script>" if script else ""
+    return HTMLResponse(f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>teachd</title>"
+                        f"<style>{LOGIN_CSS}</style></head><body><h1>teachd</h1>{body}{tag}</body></html>",
+                        status_code=status, headers={"Cache-Control": "no-store"})
+
+
+def _login_user(request: Request, code: str) -> tuple[str | None, bool]:
+    """(who ``code`` logs in, whether it is the printed one-time code)."""
     d = daemon(request)
+    if code and d.login_code and hmac.compare_digest(code.encode(), d.login_code.encode()):
+        return d.sessions.owner, True
+    return d.sessions.user_of(code), False
+
+
+async def login(request: Request) -> Response:
+    """``GET /login?token=…`` only shows a button: a link another site makes
+    the browser open logs nobody in (login CSRF). The button POSTs the code
+    from this very page, and only a POST from this origin logs in."""
+    if request.method == "POST":
+        return await _login_post(request)
     code = request.query_params.get("token", "")
-    one_time = bool(code) and bool(d.login_code) and hmac.compare_digest(code, d.login_code)
-    sid = d.sessions.open() if one_time else d.sessions.open(code) if d.sessions.user_of(code) else None
+    user, _one_time = _login_user(request, code)
+    if user is None:
+        return RedirectResponse("/logged-out", status_code=303)
+    now = request.scope.get("state", {}).get("cookie_user")
+    switch = ("" if now is None else
+              f"<p>This browser is logged in as <b>{e(now)}</b> now; this link logs it in as "
+              f"<b>{e(user)}</b> instead.</p>" if now != user else
+              f"<p>This browser is logged in as <b>{e(now)}</b> already.</p>")
+    return _small_page(request, f"{switch}<form method='post' action='/login'>"
+                                f"<input type='hidden' name='token' value='{e(code)}'>"
+                                f"<p>Log this browser in to teachd as <b>{e(user)}</b>?</p>"
+                                f"<button type='submit'>Log in</button></form>")
+
+
+async def _login_post(request: Request) -> Response:
+    d = daemon(request)
+    host = request.headers.get("host", "")  # the guard allowed it: it names this daemon
+    origin, site = request.headers.get("origin"), request.headers.get("sec-fetch-site")
+    if origin != f"http://{host}" or site not in (None, "same-origin"):
+        return PlainTextResponse("log in from this daemon's own login page (the link teachd serve printed)",
+                                 status_code=403)
+    raw = await request.body()
+    code = (urllib.parse.parse_qs(raw.decode("utf-8", "replace")).get("token") or [""])[0]
+    user, one_time = _login_user(request, code)
+    if user is None:
+        return RedirectResponse("/logged-out", status_code=303)
     if one_time:
         d.login_code = ""  # one-time: the printed link logs in once
-    if not sid:
-        return RedirectResponse("/logged-out", status_code=303)
-    response = RedirectResponse("/skills", status_code=303)
-    response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", path="/")
+    old = request.cookies.get(d.sessions.cookie)
+    if old:
+        d.sessions.close(old)  # the browser's previous session ends here
+    sid = d.sessions.open(None if one_time else code)
+    key = d.sessions.csrf(sid)
+    response = _small_page(
+        request, f"<meta name='teachd-key' content='{e(key)}'><p>Logged in as <b>{e(user)}</b>.</p>"
+                 "<p><a href='/skills'>Go to your skills</a></p>",
+        script="localStorage.setItem('teachd-key', document.querySelector('meta[name=teachd-key]').content);"
+               "location.replace('/skills');")
+    response.set_cookie(d.sessions.cookie, sid, httponly=True, samesite="strict", path="/")
+    return response
+
+
+async def logout(request: Request) -> Response:
+    """``POST /logout`` (with the page key): the session ends, its cookie goes."""
+    d = daemon(request)
+    d.sessions.close(request.scope.get("state", {}).get("sid"))
+    response = JSONResponse({"logged_out": True})
+    response.delete_cookie(d.sessions.cookie, path="/", httponly=True, samesite="strict")
     return response
 
 
 async def logged_out(request: Request) -> HTMLResponse:
-    return HTMLResponse("<!doctype html><title>teachd</title><body style='font:16px system-ui;margin:40px'>"
-                        "<h1>teachd</h1><p>Open the login link that <code>teachd serve</code> printed "
-                        "(or <code>/login?token=…</code> with the token in <code>TEACHD_HOME/token</code>).</p>",
-                        status_code=401)
+    return _small_page(request, "<p>You are not logged in. Open the login link that <code>teachd serve</code> "
+                                "printed (it works once), or <code>/login?token=…</code> with the token in "
+                                "<code>TEACHD_HOME/token</code> (or your own, from <code>teachd users add</code>)."
+                                "</p>", status=401, script="localStorage.removeItem('teachd-key');")
 
 
 async def favicon(request: Request) -> Response:
@@ -126,7 +232,7 @@ async def skills_page(request: Request) -> HTMLResponse:
                  f"<span class='bad'>needs attention</span><div class='muted'>step {h['step']}</div>")
         rows.append(
             f"<tr data-slug='{e(s.slug)}' data-text='{e((s.slug + ' ' + s.current.name).lower())}'>"
-            f"<td><a href='/skills/{e(s.slug)}'>{e(s.slug)}</a><div class='muted'>{e(s.current.name)}</div></td>"
+            f"<td><a href='/skills/{e(q(s.slug))}'>{e(s.slug)}</a><div class='muted'>{e(s.current.name)}</div></td>"
             f"<td>v{s.current_version}</td><td>{'taught' if taught else 'imported'}{_shared_by(s)}</td>"
             f"<td>{state}</td><td>{_enabled_switch(s)}</td></tr>")
     table = ("<table><thead><tr><th>Skill</th><th>Version</th><th>Kind</th><th>Health</th><th>In runs</th></tr></thead>"
@@ -151,7 +257,7 @@ document.getElementById('search').addEventListener('input', (ev) => {
   }
 });
 for (const box of document.querySelectorAll('[data-enable]')) box.addEventListener('change', () =>
-  act(() => api('PUT', `/api/skills/${box.dataset.enable}/enabled`, {on: box.checked}),
+  act(() => api('PUT', `/api/skills/${seg(box.dataset.enable)}/enabled`, {on: box.checked}),
       (s) => flash(`${s.slug} ${s.enabled ? 'enabled' : 'disabled'}`)));
 document.getElementById('import-url-go').addEventListener('click', () => act(async () => {
   const url = document.getElementById('import-url').value.trim();
@@ -174,13 +280,13 @@ document.getElementById('import').addEventListener('click', async () => {
     }
     if (skillMd === null) return flash('That folder has no SKILL.md', 'err');
     return act(() => api('POST', '/api/skills/import', {skill_md: skillMd, folder: top, files}),
-               (s) => location.href = '/skills/' + s.slug);
+               (s) => location.href = '/skills/' + seg(s.slug));
   }
   const f = document.getElementById('import-file').files[0];
   if (!f) return flash('Choose a file or a folder first', 'err');
   const text = await f.text();
   const body = f.name.endsWith('.json') ? {envelope: text} : {skill_md: text, folder: f.name.replace(/\\.md$/i, '')};
-  act(() => api('POST', '/api/skills/import', body), (s) => location.href = '/skills/' + s.slug);
+  act(() => api('POST', '/api/skills/import', body), (s) => location.href = '/skills/' + seg(s.slug));
 });"""
     return layout(request, "Skills", "/skills", body, script)
 
@@ -257,8 +363,8 @@ async def skill_page(request: Request) -> HTMLResponse:
     body = (
         f"<h1>{e(view['name'])} <span class='muted'>· {e(slug)} · v{view['version']} · "
         f"{'enabled' if view['enabled'] else 'disabled'}</span></h1>"
-        f"<div class='row'><a class='btn' href='/api/skills/{e(slug)}/export?format=md' download='SKILL.md'>"
-        f"Export SKILL.md</a><a class='btn' href='/api/skills/{e(slug)}/export?format=json' download='{e(slug)}.json'>"
+        f"<div class='row'><a class='btn' href='/api/skills/{e(q(slug))}/export?format=md' download='SKILL.md' data-download>"
+        f"Export SKILL.md</a><a class='btn' href='/api/skills/{e(q(slug))}/export?format=json' download='{e(slug)}.json' data-download>"
         f"Export JSON</a></div>{health}"
         f"<h2>Scope</h2><p>{e(meta.get('teachd-scope') or 'not a taught skill: no scope recorded')}</p>"
         f"<h2>Approval</h2><div class='card'><label class='check'><input type='checkbox' id='always-ask' "
@@ -288,30 +394,30 @@ if (document.getElementById('people')) api('GET', '/api/people').then((p) => {{
   document.getElementById('people').innerHTML = [...p.users.filter((u) => u !== p.me),
     ...p.groups.map((g) => '@' + g)].map((n) => `<option value="${{n}}">`).join('');
 }}).catch(() => {{}});
-on('share', 'click', () => act(() => api('POST', `/api/skills/${{SLUG}}/grants`,
+on('share', 'click', () => act(() => api('POST', `/api/skills/${{seg(SLUG)}}/grants`,
   {{with: document.getElementById('share-with').value.trim(), can: document.getElementById('share-can').value}}),
   reload));
 for (const b of document.querySelectorAll('[data-unshare]')) b.addEventListener('click', () => act(() =>
-  api('DELETE', `/api/skills/${{SLUG}}/grants/${{encodeURIComponent(b.dataset.unshare)}}`), reload));
+  api('DELETE', `/api/skills/${{seg(SLUG)}}/grants/${{seg(b.dataset.unshare)}}`), reload));
 document.getElementById('save-approval').addEventListener('click', () => act(() => api('PUT',
-  `/api/skills/${{SLUG}}/approval`, {{always_ask: document.getElementById('always-ask').checked,
+  `/api/skills/${{seg(SLUG)}}/approval`, {{always_ask: document.getElementById('always-ask').checked,
   tools: [...document.querySelectorAll('[data-tool]')].filter(b => b.checked).map(b => b.dataset.tool)}}), reload));
 document.getElementById('save-content').addEventListener('click', () => act(() => api('PUT',
-  `/api/skills/${{SLUG}}/content`, {{description: document.getElementById('description').value,
+  `/api/skills/${{seg(SLUG)}}/content`, {{description: document.getElementById('description').value,
   instructions: document.getElementById('instructions').value}}), reload));
 for (const b of document.querySelectorAll('[data-save-file]')) b.addEventListener('click', () => act(() => api('PUT',
-  `/api/skills/${{SLUG}}/files/${{b.dataset.saveFile}}`, {{text: document.querySelector(
-  `textarea[data-file="${{b.dataset.saveFile}}"]`).value}}), reload));
+  `/api/skills/${{seg(SLUG)}}/files/${{segs(b.dataset.saveFile)}}`,
+  {{text: b.closest('.card').querySelector('textarea[data-file]').value}}), reload));
 for (const b of document.querySelectorAll('[data-remove-file]')) b.addEventListener('click', () => act(() =>
-  api('DELETE', `/api/skills/${{SLUG}}/files/${{b.dataset.removeFile}}`), reload));
+  api('DELETE', `/api/skills/${{seg(SLUG)}}/files/${{segs(b.dataset.removeFile)}}`), reload));
 document.getElementById('add-file').addEventListener('click', () => act(() => api('PUT',
-  `/api/skills/${{SLUG}}/files/${{document.getElementById('new-path').value}}`,
+  `/api/skills/${{seg(SLUG)}}/files/${{segs(document.getElementById('new-path').value)}}`,
   {{text: document.getElementById('new-text').value}}), reload));
 for (const b of document.querySelectorAll('[data-restore]')) b.addEventListener('click', () => act(() =>
-  api('POST', `/api/skills/${{SLUG}}/restore`, {{version: Number(b.dataset.restore)}}), reload));
+  api('POST', `/api/skills/${{seg(SLUG)}}/restore`, {{version: Number(b.dataset.restore)}}), reload));
 on('delete', 'click', () => {{
   if (confirm('Delete ' + SLUG + ' and all its versions?'))
-    act(() => api('DELETE', `/api/skills/${{SLUG}}`), () => location.href = '/skills');
+    act(() => api('DELETE', `/api/skills/${{seg(SLUG)}}`), () => location.href = '/skills');
 }});"""
     return layout(request, view["name"], "/skills", body, script)
 
@@ -336,7 +442,7 @@ function show(st) {
   document.getElementById('steps').innerHTML = st.steps.map((s, i) => `<tr><td>${i + 1}</td><td>${esc(s.action)}</td>
     <td>${esc(s.target)} ${s.masked ? '<span class="masked">masked</span>' : ''}</td></tr>`).join('');
   const r = st.result, out = document.getElementById('result');
-  if (r && r.ok) out.innerHTML = `<p class="ok">Saved <a href="/skills/${esc(r.slug)}">${esc(r.slug)} v${r.version}</a>.</p>`;
+  if (r && r.ok) out.innerHTML = `<p class="ok">Saved <a href="/skills/${esc(seg(r.slug))}">${esc(r.slug)} v${r.version}</a>.</p>`;
   else if (r) out.innerHTML = `<p class="bad">${esc(r.error)} — the recording is kept in ${esc(r.recording_dir || '')}</p>`
     + (fix && /--extend-scope/.test(r.error || '') ? '<button id="allow" class="primary">Allow it there and save</button>' : '');
   const allow = document.getElementById('allow');
@@ -400,27 +506,45 @@ async def runs_page(request: Request) -> HTMLResponse:
 for (const chip of document.querySelectorAll('.chip[data-run]')) {
   for (const b of chip.querySelectorAll('button')) b.addEventListener('click', () => {
     chip.querySelectorAll('button').forEach((x) => x.disabled = true);
-    act(() => api('POST', `/api/runs/${chip.dataset.run}/feedback`, {slug: chip.dataset.slug, outcome: b.dataset.outcome}),
+    act(() => api('POST', `/api/runs/${seg(chip.dataset.run)}/feedback`, {slug: chip.dataset.slug, outcome: b.dataset.outcome}),
         (r) => { const got = r.feedback[chip.dataset.slug];
                  chip.innerHTML = chip.firstChild.textContent + `<span class="done ${got === 'success' ? 'ok' : 'bad'}">`
                    + (got === 'success' ? '✓ worked' : '✗ failed') + ` → v${r.version}</span>`; });
   });
 }
 for (const b of document.querySelectorAll('[data-repair]')) b.addEventListener('click', () =>
-  act(() => api('POST', `/api/runs/${b.dataset.repair}/repair`), () => { location.href = '/teach'; }));
+  act(() => api('POST', `/api/runs/${seg(b.dataset.repair)}/repair`), () => { location.href = '/teach'; }));
 const run = document.getElementById('run');
 if (run) run.addEventListener('click', () => act(() => api('POST', '/api/runs', {slug: document.getElementById('slug').value}),
   () => { flash('Started: answer its approvals on the Approvals page'); setTimeout(() => location.reload(), 1500); }));"""
     return layout(request, "Runs", "/runs", body, script)
 
 
+QUOTED_MAX = 300  # characters of an agent's text shown; the rest is cut, and says so
+
+
+def quoted(text: Any, limit: int = QUOTED_MAX) -> str:
+    """Someone else's words (an agent's target, a URL) as quoted data: in a
+    ``<q><code>`` box under a label, cut at ``limit``, with every control,
+    format (bidi overrides, zero-width) and line-breaking character shown as
+    ``\\u{…}`` — so an agent cannot write text that reads as teachd's own
+    ("Safe: routine check"), break out of the box or hide a part of it."""
+    raw = str(text if text is not None else "")
+    shown = "".join(f"\\u{{{ord(c):x}}}" if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Co", "Cs")
+                    else c for c in raw[:limit])
+    cut = f" <span class='muted'>… ({len(raw) - limit} more characters)</span>" if len(raw) > limit else ""
+    return f"<q class='quoted'><code>{e(shown)}</code></q>{cut}"
+
+
 async def approvals_page(request: Request) -> HTMLResponse:
     d = daemon(request)
     pending = "".join(
-        f"<tr><td>{e(p['run_id'])}<div class='muted'>step {p['step']}</div></td><td>{e(p['tool'])}: {e(p['action'])}"
-        f"<div class='muted'>{e(p['page'] or '')}</div></td><td>{e(', '.join(p['skills']))}<div class='muted'>"
-        f"{e(p['reason'])}</div></td><td><button class='primary' data-answer='{p['id']}' data-allow='1'>Allow once"
-        f"</button> <button class='danger' data-answer='{p['id']}' data-allow='0'>Deny</button></td></tr>"
+        f"<tr><td>{e(p['run_id'])}<div class='muted'>step {e(str(p['step']))}</div></td><td><b>{e(p['tool'])}</b>"
+        f"<div><span class='muted'>the agent or skill says:</span> {quoted(p['action'])}</div>"
+        + (f"<div><span class='muted'>on the page:</span> {quoted(p['page'])}</div>" if p['page'] else "")
+        + f"</td><td>{e(', '.join(p['skills']))}<div class='muted'>"
+        f"{e(p['reason'])}</div></td><td><button class='primary' data-answer='{e(str(p['id']))}' data-allow='1'>Allow once"
+        f"</button> <button class='danger' data-answer='{e(str(p['id']))}' data-allow='0'>Deny</button></td></tr>"
         for p in d.approvals.pending())
     asked = "".join(
         f"<tr><td>{e(a['run_id'])}</td><td><b>{e(a['name'])}</b></td><td>{e(', '.join(a['skills']))}</td>"
@@ -441,12 +565,12 @@ async def approvals_page(request: Request) -> HTMLResponse:
             "</tbody></table>")
     script = """
 for (const b of document.querySelectorAll('[data-answer]')) b.addEventListener('click', () => act(() =>
-  api('POST', `/api/approvals/${b.dataset.answer}`, {allow: b.dataset.allow === '1'}), () => location.reload()));
+  api('POST', `/api/approvals/${seg(b.dataset.answer)}`, {allow: b.dataset.allow === '1'}), () => location.reload()));
 for (const b of document.querySelectorAll('[data-revoke]')) b.addEventListener('click', () => act(() =>
-  api('DELETE', `/api/rules/${b.dataset.revoke}`), () => location.reload()));
+  api('DELETE', `/api/rules/${seg(b.dataset.revoke)}`), () => location.reload()));
 for (const f of document.querySelectorAll('form[data-secret]')) f.addEventListener('submit', (ev) => {
   ev.preventDefault(); const input = f.querySelector('input');
-  act(() => api('POST', `/api/secrets/${f.dataset.secret}`, {value: input.value}),
+  act(() => api('POST', `/api/secrets/${seg(f.dataset.secret)}`, {value: input.value}),
       () => { input.value = ''; location.reload(); }); });
 // Look for new or answered requests every second; redraw only when they changed,
 // and never under the person's fingers while a secret is being typed.
@@ -480,7 +604,7 @@ async def secret_page(request: Request) -> HTMLResponse:
 const SID = {js(sid)};
 document.getElementById('give').addEventListener('submit', (ev) => {{ ev.preventDefault();
   const input = document.getElementById('secret');
-  act(() => api('POST', `/api/secrets/${{SID}}`, {{value: input.value}}), () => {{
+  act(() => api('POST', `/api/secrets/${{seg(SID)}}`, {{value: input.value}}), () => {{
     input.value = ''; input.disabled = true; flash('Given to the run. You can close this page.'); }}); }});"""
     return layout(request, "Secret", "/approvals", body, script)
 
@@ -495,7 +619,7 @@ async def schedules_page(request: Request) -> HTMLResponse:
                 f"{e(v['last_run_id'] or '')}</div><div class='muted'>{e(v['last_note'] or '')}</div>"
                 if v["last_outcome"] else "<span class='muted'>not run yet</span>")
         toggle = "resume" if v["paused"] else "pause"
-        return (f"<tr data-schedule='{v['id']}'><td>{v['id']}</td><td><a href='/skills/{e(v['slug'])}'>"
+        return (f"<tr data-schedule='{v['id']}'><td>{v['id']}</td><td><a href='/skills/{e(q(v['slug']))}'>"
                 f"{e(v['slug'])}</a><div class='muted'>{'health check' if v['kind'] == 'check' else 'run'}"
                 f"{' · ' + e(params) if params else ''}{' · profile ' + e(v['profile']) if v['profile'] else ''}"
                 f"</div></td><td>{e(v['when'])}</td><td>{'paused' if v['paused'] else e((v['next_run'] or '…').replace('T', ' '))}</td>"
@@ -519,8 +643,8 @@ async def schedules_page(request: Request) -> HTMLResponse:
     script = """
 for (const tr of document.querySelectorAll('tr[data-schedule]')) for (const b of tr.querySelectorAll('[data-do]'))
   b.addEventListener('click', () => act(() => b.dataset.do === 'remove'
-      ? api('DELETE', `/api/schedules/${tr.dataset.schedule}`)
-      : api('POST', `/api/schedules/${tr.dataset.schedule}/${b.dataset.do}`), () => location.reload()));
+      ? api('DELETE', `/api/schedules/${seg(tr.dataset.schedule)}`)
+      : api('POST', `/api/schedules/${seg(tr.dataset.schedule)}/${seg(b.dataset.do)}`), () => location.reload()));
 document.getElementById('add').addEventListener('click', () => act(() => api('POST', '/api/schedules', {
   slug: document.getElementById('slug').value, cron: document.getElementById('cron').value || null,
   every: document.getElementById('every').value || null, check: document.getElementById('check').checked}),
@@ -528,8 +652,11 @@ document.getElementById('add').addEventListener('click', () => act(() => api('PO
     return layout(request, "Schedules", "/schedules", body, script)
 
 
-ROUTES = [
-    Route("/", home), Route("/login", login), Route("/logged-out", logged_out), Route("/favicon.ico", favicon),
-    Route("/skills", skills_page), Route("/skills/{slug}", skill_page), Route("/teach", teach_page),
-    Route("/runs", runs_page), Route("/schedules", schedules_page), Route("/approvals", approvals_page), Route("/secrets/{sid}", secret_page),
+ROUTES = [  # pages, not the API: never in the OpenAPI schema (their docstrings are prose, not YAML)
+    Route(path, endpoint, methods=methods, include_in_schema=False) for path, endpoint, methods in (
+        ("/", home, None), ("/login", login, ["GET", "POST"]), ("/logout", logout, ["POST"]),
+        ("/logged-out", logged_out, None), ("/favicon.ico", favicon, None),
+        ("/skills", skills_page, None), ("/skills/{slug}", skill_page, None), ("/teach", teach_page, None),
+        ("/runs", runs_page, None), ("/schedules", schedules_page, None), ("/approvals", approvals_page, None),
+        ("/secrets/{sid}", secret_page, None))
 ]

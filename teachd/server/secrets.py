@@ -4,6 +4,17 @@ Never in a chat (the MCP spec forbids sensitive data in form elicitation),
 never on disk, never in a log: a value lives in this process's memory from
 the moment it is typed until the run that asked takes it — once — and is
 then forgotten. An asker that gives up forgets its request.
+
+Secrets are a person's own. The daemon's environment (``TEACHD_SECRET_*``)
+is its owner's: only the owner's runs read it; anyone else's run asks that
+person on their own secret page, and a child process started for them gets
+an environment with no ``TEACHD_SECRET_*`` in it (``without_secrets``).
+
+The desk is bounded, since any person with a token can ask on their own
+desk: at most ``MAX_OPEN`` requests open per person, a name of at most
+``MAX_NAME`` characters, a value of at most ``MAX_VALUE``; a request nobody
+waits on for ``IDLE_TTL`` seconds, a typed value nobody takes within
+``GIVEN_TTL``, and anything older than ``MAX_AGE`` are forgotten.
 """
 
 from __future__ import annotations
@@ -13,11 +24,33 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from teachd.errors import BadInput, NotFound, PolicyStop
+from teachd.errors import BadInput, LimitExceeded, NotFound, PolicyStop, TooMany
+from teachd.runner.secrecy import without_secrets
+
+if TYPE_CHECKING:
+    from teachd.config import Settings
 
 SECRET_TIMEOUT = 300.0  # seconds a request waits to be typed
+MAX_OPEN = 16  # open requests per person
+MAX_NAME = 64  # characters of a secret's name
+MAX_VALUE = 4096  # characters of a typed secret
+MAX_RUN_ID = 128  # characters of the run id a request names
+MAX_SKILLS = 32  # slugs a request names
+IDLE_TTL = 120.0  # seconds a request lives with nobody waiting for it (an asker polls every few seconds)
+GIVEN_TTL = 120.0  # seconds a typed value waits for its run to take it
+MAX_AGE = 24 * 3600.0  # seconds any request lives, waited on or not
+
+
+def person_settings(settings: Settings) -> Settings:
+    """The daemon's settings as another person's runs and sessions get them:
+    the same store, browser and display, but none of the owner's
+    ``TEACHD_SECRET_*`` (the daemon's environment is its owner's alone, so
+    another person's secret is asked on their own secret page)."""
+    from dataclasses import replace
+
+    return replace(settings, environ=without_secrets(settings.environ))
 
 
 @dataclass
@@ -30,55 +63,96 @@ class Asked:
     owner: str = ""  # whose run asked: only they see it and type it
     value: str | None = field(default=None, repr=False)
     done: threading.Event = field(default_factory=threading.Event)
+    touched: float = 0.0  # when someone last waited for it
+    waiters: int = 0  # takers waiting right now
+    given_at: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "run_id": self.run_id, "skills": self.skills,
                 "url": f"/secrets/{self.id}", "waiting_s": round(time.monotonic() - self.created)}
+
+    def expired(self, now: float) -> bool:
+        if now - self.created > MAX_AGE:
+            return True
+        if self.given_at is not None:
+            return now - self.given_at > GIVEN_TTL
+        return self.waiters == 0 and now - self.touched > IDLE_TTL
 
 
 class SecretDesk:
     """Every request of this daemon; ``for_person`` is one person's view of
     them (a run's secret is typed by the person whose run it is)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._items: dict[str, Asked] = {}
         self._lock = threading.Lock()
         self._owner: str | None = None  # None: the whole desk
+        self._clock = clock
 
     def for_person(self, owner: str) -> SecretDesk:
-        view = SecretDesk()
+        view = SecretDesk(self._clock)
         view._items, view._lock, view._owner = self._items, self._lock, owner
         return view
+
+    def _purge(self) -> None:
+        """Forget what expired (under the lock): its value, if any, is dropped
+        and a waiter still there is woken with nothing."""
+        now = self._clock()
+        for sid in [sid for sid, item in self._items.items() if item.expired(now)]:
+            item = self._items.pop(sid)
+            item.value = None
+            item.done.set()
 
     def _mine(self, item: Asked | None) -> Asked | None:
         return item if item is not None and self._owner in (None, item.owner) else None
 
     def ask(self, name: str, run_id: str, skills: list[str]) -> Asked:
-        if not name or not name.replace("_", "").isalnum():
+        if len(name) > MAX_NAME:
+            raise LimitExceeded(f"a secret's name is at most {MAX_NAME} characters")
+        if not name or not name.isascii() or not name.replace("_", "").isalnum():
             raise BadInput("a secret's name is letters, digits and _")
-        item = Asked(secrets.token_urlsafe(16), name, run_id, list(skills), time.monotonic(),
-                     self._owner or "")
+        if len(run_id) > MAX_RUN_ID or len(skills) > MAX_SKILLS or any(len(s) > MAX_NAME for s in skills):
+            raise LimitExceeded(f"a secret request names one run id (at most {MAX_RUN_ID} characters) "
+                                f"and at most {MAX_SKILLS} skills")
+        now = self._clock()
+        item = Asked(secrets.token_urlsafe(16), name, run_id, list(skills), now, self._owner or "",
+                     touched=now)
         with self._lock:
+            self._purge()
+            open_ = sum(1 for i in self._items.values() if i.owner == item.owner and not i.done.is_set())
+            if open_ >= MAX_OPEN:
+                raise TooMany(f"{open_} secrets are already asked and not typed: at most {MAX_OPEN} "
+                              "at once; type or drop some first")
             self._items[item.id] = item
         return item
 
     def give(self, sid: str, value: str) -> None:
         if not value:
             raise BadInput("type the secret (it is not stored)")
+        if len(value) > MAX_VALUE:
+            raise LimitExceeded(f"a secret is at most {MAX_VALUE} characters")
         with self._lock:
+            self._purge()
             item = self._mine(self._items.get(sid))
             if item is None or item.done.is_set():
                 raise NotFound("no secret is asked for there (given already, or no longer needed)")
-            item.value = value
+            item.value, item.given_at = value, self._clock()
         item.done.set()
 
     def take(self, sid: str, timeout: float) -> str | None:
         """The typed value, once; None when nothing was typed in time."""
         with self._lock:
+            self._purge()
             item = self._mine(self._items.get(sid))
-        if item is None:
-            raise NotFound("no such secret request")
-        item.done.wait(timeout)
+            if item is None:
+                raise NotFound("no such secret request (taken, dropped, or expired)")
+            item.waiters += 1
+        try:
+            item.done.wait(timeout)
+        finally:
+            with self._lock:
+                item.waiters -= 1
+                item.touched = self._clock()
         with self._lock:
             if item.value is None:
                 return None
@@ -93,6 +167,7 @@ class SecretDesk:
 
     def get(self, sid: str) -> dict[str, Any]:
         with self._lock:
+            self._purge()
             item = self._mine(self._items.get(sid))
         if item is None or item.done.is_set():
             raise NotFound("no secret is asked for there (given already, or no longer needed)")
@@ -100,6 +175,7 @@ class SecretDesk:
 
     def pending(self) -> list[dict[str, Any]]:
         with self._lock:
+            self._purge()
             return [i.as_dict() for i in self._items.values()
                     if not i.done.is_set() and self._mine(i) is not None]
 
@@ -167,9 +243,10 @@ def wait_for_secret(source: SecretSource, name: str, run_id: str, skills: list[s
 def desk_secret(environ_secret: Callable[[str], tuple[str, str | None]], desk: SecretDesk,
                 run_id: Callable[[], str], skills: list[str], timeout: float) -> Callable[[str], str]:
     """A replay's secrets, for runs the daemon starts (from the Runs page, or
-    on a schedule): ``TEACHD_SECRET_<NAME>`` where the daemon runs, else typed
-    by the person on the Approvals page; unanswered in time, the run stops
-    before typing anything."""
+    on a schedule): ``environ_secret`` (the person's settings: the daemon's
+    ``TEACHD_SECRET_<NAME>`` for its owner, nothing for anyone else), else
+    typed by the person on their own Approvals page; unanswered in time, the
+    run stops before typing anything."""
     return page_secret(environ_secret, DeskSource(desk, ""), run_id, skills, timeout)
 
 

@@ -1,27 +1,45 @@
 """Who may talk to the daemon, as one ASGI middleware in front of everything.
 
 - The Host header must be the bound ``host:port`` (DNS rebinding: 421).
-- Every request is authenticated: ``Authorization: Bearer <token>``, or the
-  session cookie the one-time login link set (HttpOnly, SameSite=Strict).
-  The token says who: the daemon's token file is its owner, a person's own
-  token (``teachd users add``) is that person; the request carries the name
-  (``scope["state"]["user"]``) and everything after answers as them.
-  Pages without it redirect to a page that says to open the login link;
-  ``/api/`` answers 401.
-- A state-changing request made with the cookie carries the page's CSRF
-  token in ``X-CSRF-Token`` (a bearer token is no ambient credential: it
-  needs none). No CORS headers are ever sent.
+- Every request is authenticated: ``Authorization: Bearer <token>``, or a
+  browser session. The token says who: the daemon's token file is its owner,
+  a person's own token (``teachd users add``) is that person; the request
+  carries the name (``scope["state"]["user"]``) and everything after answers
+  as them. Pages without it redirect to a page that says to open the login
+  link; ``/api/`` answers 401.
+- A browser session is two halves, because a cookie is not port-scoped: the
+  browser sends ``127.0.0.1`` cookies to *every* port of that host, so any
+  other local server a person visits receives the session cookie (and can
+  replay it with any header it likes). The cookie (HttpOnly, SameSite=Strict)
+  is therefore never enough alone: every request made with it also carries
+  the session's *page key* in ``X-CSRF-Token``. The key is handed out once, by
+  the login POST, into the daemon origin's own ``localStorage`` — storage is
+  per origin, port included, so no other port's page can read it — and the
+  pages' scripts send it with every fetch. A page navigation (which cannot
+  carry a header) with the cookie but no key gets a data-free *shell* whose
+  nonce'd script fetches the real page with the key and writes it in. The
+  key also serves as the CSRF token: a cross-site form cannot send it.
+- Sessions end: after ``idle`` seconds unused, ``lifetime`` seconds after
+  login, at ``POST /logout``, and with the token that opened them.
 - ``/mcp`` (agents) takes the bearer token only: 401 with ``WWW-Authenticate``.
-- Request bodies are capped.
+- Request bodies are capped, and must arrive in time (``body_timeout``);
+  headers are bounded by the protocol (``teachd.cli.serve``).
+- Every response carries ``nosniff``, ``Referrer-Policy: same-origin``,
+  ``X-Frame-Options: DENY`` and a CSP whose only script source is a
+  per-response nonce (``scope["state"]["nonce"]``). No CORS headers are sent.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import os
+import re
 import secrets
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +51,17 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-COOKIE = "teachd_session"
+COOKIE = "teachd_session"  # the name's prefix: ``teachd_session_<port>`` (two daemons on one host coexist)
+KEY_HEADER = b"x-csrf-token"  # the page key (also the CSRF token)
+NONCE_HEADER = b"x-teachd-nonce"  # the shell's nonce, for the page it writes in
 MAX_BODY = 8 * 1024 * 1024  # a skill's envelope: 1 MB of text, up to 6 bytes a character as JSON
-OPEN_PATHS = frozenset({"/login", "/logged-out", "/favicon.ico"})
+IDLE = 12 * 3600  # a browser session unused this long ends
+LIFETIME = 7 * 24 * 3600  # and any ends this long after its login
+BODY_TIMEOUT = 20.0  # a request body must arrive within this many seconds after its headers
+PROOF_PATH = "/teachd-proof"  # answers HMAC(token, challenge): ``teachd mcp`` checks it talks to this daemon
+OPEN_PATHS = frozenset({"/login", "/logged-out", "/favicon.ico", PROOF_PATH})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+_NONCE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 
 def load_token(home: Path) -> str:
@@ -54,19 +79,43 @@ def load_token(home: Path) -> str:
     return token
 
 
+def daemon_proof(token: str, base_url: str, challenge: str) -> str:
+    """What the daemon at ``base_url`` answers to ``challenge``: only a
+    holder of the token can compute it, and the daemon's own address is in
+    it, so a server relaying the challenge to a real daemon elsewhere gets
+    an answer that does not fit where it listens."""
+    msg = f"teachd-daemon-proof\n{base_url.rstrip('/')}\n{challenge}".encode()
+    return hmac.new(token.encode(), msg, hashlib.sha256).hexdigest()
+
+
+@dataclass
+class _Session:
+    token: str  # the token that opened it: the session dies with it
+    born: float
+    seen: float
+
+
 class Sessions:
     """Who a request is. The daemon's token (the file) is its owner's; a
     person's own token (``teachd users add``) is theirs, looked up on every
-    request so a revoked one stops at once. Cookie sessions made by the login
-    link remember the token they were opened with, and die with it. The CSRF
-    token is derived from the session, so a page can carry it and another
-    site cannot guess it."""
+    request so a revoked one stops at once. Browser sessions made by the
+    login page remember the token they were opened with, and die with it,
+    when unused for ``idle`` seconds, ``lifetime`` seconds after login, or at
+    logout. The page key (= CSRF token) is derived from the session id, so
+    only the login response can hand it out and no other origin can guess it."""
 
     def __init__(self, token: str, owner: str = "",
-                 who: Callable[[str], str | None] = lambda _t: None) -> None:
+                 who: Callable[[str], str | None] = lambda _t: None, cookie: str = COOKIE,
+                 idle: float = IDLE, lifetime: float = LIFETIME,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self._token, self.owner, self.who = token, owner, who
-        self._ids: dict[str, str] = {}  # session id -> the token that opened it
+        self.cookie, self.idle, self.lifetime, self._clock = cookie, idle, lifetime, clock
+        self._ids: dict[str, _Session] = {}
         self._key = secrets.token_bytes(32)
+
+    @property
+    def token(self) -> str:
+        return self._token
 
     def user_of(self, token: str) -> str | None:
         """The person a token is, or None."""
@@ -78,19 +127,45 @@ class Sessions:
 
     def open(self, token: str | None = None) -> str:
         """A new session, for someone who proved they hold ``token`` (None: the
-        printed login link, which is the daemon's owner)."""
+        printed login code, which is the daemon's owner)."""
+        now = self._clock()
+        for old in [s for s, v in self._ids.items() if not self._alive(v, now)]:
+            del self._ids[old]  # ended sessions do not pile up
         sid = secrets.token_urlsafe(32)
-        self._ids[sid] = self._token if token is None else token
+        self._ids[sid] = _Session(self._token if token is None else token, now, now)
         return sid
 
-    def session_user(self, sid: str | None) -> str | None:
-        return self.user_of(self._ids.get(sid or "", ""))
+    def _alive(self, s: _Session, now: float) -> bool:
+        return now - s.seen < self.idle and now - s.born < self.lifetime
+
+    def session_user(self, sid: str | None, touch: bool = False) -> str | None:
+        """The person of a live session (``touch``: it was just used)."""
+        s = self._ids.get(sid or "")
+        if s is None:
+            return None
+        now = self._clock()
+        if not self._alive(s, now):
+            self._ids.pop(sid or "", None)
+            return None
+        user = self.user_of(s.token)
+        if user is not None and touch:
+            s.seen = now
+        return user
 
     def valid(self, sid: str | None) -> bool:
         return self.session_user(sid) is not None
 
+    def close(self, sid: str | None) -> None:
+        """Logout: the session ends now."""
+        self._ids.pop(sid or "", None)
+
     def csrf(self, sid: str) -> str:
+        """The session's page key (and CSRF token)."""
         return hmac.new(self._key, sid.encode(), hashlib.sha256).hexdigest()
+
+    def key_ok(self, sid: str | None, presented: str | None) -> bool:
+        return bool(sid) and bool(presented) and hmac.compare_digest((presented or "").encode(),
+                                                                     self.csrf(sid or "").encode())
 
     def bearer_user(self, header: str | None) -> str | None:
         if not header or not header.startswith("Bearer "):
@@ -118,17 +193,52 @@ def header_of(scope: Scope, name: bytes) -> str | None:
     return None
 
 
+def csp(nonce: str) -> str:
+    """The one Content-Security-Policy: scripts only with this response's nonce."""
+    return (f"default-src 'self'; script-src 'nonce-{nonce}'; style-src 'unsafe-inline'; "
+            "img-src 'self' data:; "
+            "object-src 'none'; base-uri 'none'; form-action 'self'; "
+            "frame-ancestors 'none'")
+
+
+SHELL = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>teachd</title>
+<script nonce="{nonce}">(function () {{
+  // This origin's page key (localStorage is per origin, port included): the
+  // cookie alone opens nothing, so a page is fetched with the key, then written in.
+  var key = localStorage.getItem('teachd-key');
+  if (!key) {{ location.replace('/logged-out'); return; }}
+  var x = new XMLHttpRequest();
+  x.open('GET', location.pathname + location.search, false);
+  x.setRequestHeader('X-CSRF-Token', key);
+  x.setRequestHeader('X-Teachd-Nonce', document.currentScript.nonce);
+  try {{ x.send(); }} catch (err) {{ document.write('<p>teachd is not answering.</p>'); return; }}
+  if (x.status === 401 || x.status === 403) {{
+    localStorage.removeItem('teachd-key'); location.replace('/logged-out'); return;
+  }}
+  if (x.responseURL && new URL(x.responseURL).pathname !== location.pathname) {{
+    location.replace(x.responseURL); return;  // the page moved (a redirect): go there
+  }}
+  if ((x.getResponseHeader('Content-Type') || '').indexOf('text/html') === 0) document.write(x.responseText);
+  else document.write('<pre>' + x.responseText.replace(/[&<>]/g, function (c) {{
+    return '&#' + c.charCodeAt(0) + ';'; }}) + '</pre>');
+}})();</script></head></html>"""
+
+
 class Guard:
     """The middleware. ``allowed_hosts`` are the Host values that name this
     daemon (e.g. ``127.0.0.1:8765`` and ``localhost:8765``)."""
 
-    def __init__(self, app: ASGIApp, sessions: Sessions, allowed_hosts: frozenset[str]) -> None:
+    def __init__(self, app: ASGIApp, sessions: Sessions, allowed_hosts: frozenset[str],
+                 body_timeout: float = BODY_TIMEOUT) -> None:
         self.app, self.sessions, self.allowed_hosts = app, sessions, allowed_hosts
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        nonce = secrets.token_urlsafe(18)
+        send = _with_headers(send, lambda: nonce)
         path: str = scope.get("path", "")
         if (header_of(scope, b"host") or "") not in self.allowed_hosts:
             await _plain(send, 421, "this daemon does not answer to that Host")
@@ -146,24 +256,103 @@ class Guard:
             await _plain(send, 401, "authenticate: Authorization: Bearer <token>",
                          [(b"www-authenticate", b"Bearer")])
             return
-        sid = cookie_of(scope)
-        cookie_user = None if bearer else self.sessions.session_user(sid)
-        by_cookie = cookie_user is not None
-        if path not in OPEN_PATHS and not (bearer or by_cookie):
-            if path.startswith("/api/") or path == "/openapi.json":
+        sid = None if bearer else cookie_of(scope, self.sessions.cookie)
+        cookie_user = self.sessions.session_user(sid) if sid else None
+        presented = header_of(scope, KEY_HEADER)
+        keyed = cookie_user is not None and self.sessions.key_ok(sid, presented)
+        is_api = path.startswith("/api/") or path == "/openapi.json"
+        scope.setdefault("state", {})
+        scope["state"]["cookie_user"] = cookie_user  # for the login page: who this browser is now
+        if path in OPEN_PATHS:
+            pass  # the login page and the proof are their own checks
+        elif not (bearer or cookie_user is not None):
+            if is_api:
                 await _plain(send, 401, "authenticate: Authorization: Bearer <token>, or open the login link")
             else:
                 await _redirect(send, "/logged-out")
             return
-        if scope["method"] not in SAFE_METHODS and not bearer:
-            presented = header_of(scope, b"x-csrf-token") or ""
-            if not (by_cookie and sid and hmac.compare_digest(presented, self.sessions.csrf(sid))):
-                await _plain(send, 403, "missing or wrong CSRF token")
+        elif not bearer and not keyed:
+            if presented is None and not is_api and scope["method"] in ("GET", "HEAD"):
+                await _shell(send, nonce)  # a navigation: the page comes with the key, by script
+            else:  # the cookie alone: another local server replaying it, or a cross-site form
+                await _plain(send, 403, "missing or wrong CSRF token (the page key)")
+            return
+        if keyed:
+            self.sessions.session_user(sid, touch=True)
+            given = header_of(scope, NONCE_HEADER) or ""
+            if _NONCE.fullmatch(given):  # the shell writes the page into itself: its nonce must fit
+                nonce = given
+        scope["state"]["nonce"] = nonce
+        scope["state"]["sid"] = sid if keyed else ""
+        scope["state"]["csrf"] = self.sessions.csrf(sid) if keyed and sid else ""
+        scope["state"]["user"] = bearer_user or (cookie_user if keyed else None)  # the daemon answers as them
+        if length and int(length) > 0:
+            try:
+                receive = await _read_body(receive, int(length), self.body_timeout)
+            except TimeoutError:
+                await _plain(send, 408, "the request body came too slowly", [(b"connection", b"close")])
                 return
-        scope.setdefault("state", {})
-        scope["state"]["csrf"] = self.sessions.csrf(sid) if by_cookie and sid else ""
-        scope["state"]["user"] = bearer_user or cookie_user  # the daemon answers as this person
         await self.app(scope, receive, send)  # the body is at most Content-Length, checked above
+
+
+async def _read_body(receive: Receive, length: int, timeout: float) -> Receive:
+    """Read the whole body (capped already) within ``timeout`` seconds, then
+    hand it to the app: a client that trickles it is cut off, not waited for."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    chunks: list[bytes] = []
+    more, got = True, 0
+    while more:
+        left = deadline - loop.time()
+        if left <= 0:
+            raise TimeoutError
+        message = await asyncio.wait_for(receive(), left)
+        if message["type"] != "http.request":
+            return _replay(receive, [], message)
+        chunks.append(message.get("body", b""))
+        got += len(chunks[-1])
+        more = bool(message.get("more_body")) and got < length
+    return _replay(receive, chunks, None)
+
+
+def _replay(receive: Receive, chunks: list[bytes], end: Message | None) -> Receive:
+    """The body read already, then the connection's own messages (a disconnect)."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return end or {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+        return await receive()
+
+    return replayed
+
+
+def _with_headers(send: Send, nonce: Callable[[], str]) -> Send:
+    """Every response: nosniff, a referrer policy, no framing, the CSP."""
+
+    async def wrapped(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = list(message.get("headers") or [])
+            have = {k.lower() for k, _v in headers}
+            for name, value in ((b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"same-origin"),
+                                (b"x-frame-options", b"DENY"),
+                                (b"content-security-policy", csp(nonce()).encode())):
+                if name not in have:
+                    headers.append((name, value))
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return wrapped
+
+
+async def _shell(send: Send, nonce: str) -> None:
+    body = SHELL.format(nonce=nonce).encode()
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"text/html; charset=utf-8"), (b"cache-control", b"no-store"),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _plain(send: Send, status: int, text: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from teachd.config import Settings
 from teachd.schedule.service import ScheduleService
 from teachd.server.jobs import Runs, Teaching
-from teachd.server.secrets import SecretDesk
+from teachd.server.secrets import SecretDesk, person_settings
 from teachd.server.security import Sessions
 from teachd.store import SkillStore, open_store
 from teachd.store.approvals import ApprovalQueue
@@ -50,7 +50,8 @@ class Daemon:
         sessions.who = UserStore(store.db).who  # a person's own token is theirs, checked per request
         daemon = cls(settings, store, runs, RuleStore(store.db, store.owner), approvals,
                      Runs(runs, settings, approvals, desk),
-                     Teaching(dict(settings.environ), settings.home / CONTROL_FILE), sessions, login_code,
+                     Teaching(dict(settings.environ), settings.home / CONTROL_FILE, store.owner), sessions,
+                     login_code,
                      desk, ScheduleService(store, settings, approvals, desk))
         daemon.schedules.asker = lambda user: daemon.as_user(user).asking()
         return daemon
@@ -75,9 +76,10 @@ class Daemon:
                 store = self.store.as_person(user)
                 runs, approvals = RunStore(store), ApprovalQueue(store, self.approvals.timeout)
                 desk = self.secrets.for_person(user)
-                view = replace(self, store=store, runs=runs, rules=RuleStore(store.db, user),
-                               approvals=approvals, secrets=desk,
-                               jobs=self.jobs.for_person(runs, approvals, desk))
+                settings = person_settings(self.settings)  # the daemon's environment is the owner's alone
+                view = replace(self, settings=settings, store=store, runs=runs,
+                               rules=RuleStore(store.db, user), approvals=approvals, secrets=desk,
+                               jobs=self.jobs.for_person(runs, approvals, desk, settings))
                 self.people[user] = view
         return view
 
@@ -94,17 +96,20 @@ class Daemon:
         from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
         from mcp.server.transport_security import TransportSecuritySettings
 
-        from teachd.mcp.server import TeachdMCP
+        from teachd.mcp.server import IDLE_AFTER, TeachdMCP
         from teachd.mcp.session import services_for
         from teachd.server.secrets import DeskSource
 
         def services(person: Daemon) -> Services:
-            return services_for(person.runs, self.settings, where="where teachd serve runs",
-                                secrets=DeskSource(person.secrets, base_url), queue=person.approvals)
+            where = "where teachd serve runs" if person is self else ""  # another's env is not read
+            return services_for(person.runs, person.settings, where=where,
+                                secrets=DeskSource(person.secrets, base_url), queue=person.approvals,
+                                owner=person is self)  # anyone else's browser: no local destinations
 
-        server = TeachdMCP(services(self), lambda user: services(self.as_user(user)))
+        server = TeachdMCP(services(self), lambda user: services(self.as_user(user)), idle_after=IDLE_AFTER)
         security = TransportSecuritySettings(allowed_hosts=sorted(hosts), allowed_origins=[])
-        server.streamable_http_app(transport_security=security)  # makes its session manager
+        server.streamable_http_app(transport_security=security,  # makes its session manager
+                                   session_idle_timeout=IDLE_AFTER)  # idle: forgotten as its run closes
         server.streamable_http_asgi = StreamableHTTPASGIApp(server.session_manager)
         return server
 
@@ -118,3 +123,4 @@ class Daemon:
         self.jobs.stop_all()
         if self.teaching.process is not None and self.teaching.process.proc.poll() is None:
             self.teaching.stop(self.teaching.owner)
+

@@ -36,8 +36,9 @@ def check_names(names: Iterable[str], where: str) -> None:
     seen: dict[str, str] = {}
     for name in names:
         key = name.casefold()
-        if key in seen and seen[key] != name:
-            raise UnsafePath(f"{where}: {seen[key]!r} and {name!r} differ only by case")
+        if key in seen:  # the same name twice: the last would win, unseen by whoever checked the first
+            same = "appear twice" if seen[key] == name else "differ only by case"
+            raise UnsafePath(f"{where}: {seen[key]!r} and {name!r} {same}")
         seen[key] = name
 
 
@@ -77,6 +78,8 @@ def read_archive(path: Path) -> tuple[str, str, dict[str, str]]:
 
 
 def _room(entries: dict[str, bytes], name: str, size: int, path: Path) -> None:
+    if name in entries:  # two entries of one name: the last would silently win over the one checked
+        raise UnsafePath(f"{path.name}: the entry {name!r} appears twice")
     if len(entries) > MAX_FILES + 1:
         raise LimitExceeded(f"{path.name} holds more than {MAX_FILES} files besides SKILL.md")
     if size > MAX_FILE_BYTES:

@@ -6,7 +6,9 @@ Reading is pure over text + a file map; only ``read_import_source`` touches disk
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
 import stat
 from dataclasses import dataclass, field, replace
@@ -66,9 +68,11 @@ def read_import_source(path: Path) -> Imported:
         return from_skill_md(text, folder, files)
     if path.is_dir():
         skill_md = path / "SKILL.md"
+        if skill_md.is_symlink():  # what it points at is not the folder's to give
+            raise UnsafePath(f"{skill_md} is a link; a skill holds plain files")
         if not skill_md.is_file():
             raise InvalidSkill(f"{path} has no SKILL.md")
-        return from_skill_md(_read_text(skill_md), path.name, _read_folder(path))
+        return from_skill_md(_read_text(skill_md, follow=False), path.name, _read_folder(path))
     if path.suffix.lower() == ".json":  # the limits apply to the skill inside, not to its JSON escaping
         return from_envelope(_read_text(path, ENVELOPE_MAX_BYTES))
     return from_skill_md(_read_text(path), None, {})
@@ -219,11 +223,26 @@ def _check_slug(slug: str) -> None:
         raise InvalidSkill(f"bad skill name {slug!r}: {problems[0]}")
 
 
-def _read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
-    size = path.stat().st_size
-    if size > limit:
-        raise LimitExceeded(f"{path} is {size} bytes, over the {limit}-byte limit")
-    return as_text(str(path), path.read_bytes())
+def _read_text(path: Path, limit: int = MAX_FILE_BYTES, follow: bool = True) -> str:
+    """A file's text, within the limit. ``follow=False`` for a folder's own
+    files: opened without following a link (a link swapped in after the check
+    is refused by the open itself), and only a regular file is read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | (0 if follow else os.O_NOFOLLOW))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafePath(f"{path} is a link; a skill holds plain files") from None
+        raise
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fh.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafePath(f"{path} is not a plain file")
+        if info.st_size > limit:
+            raise LimitExceeded(f"{path} is {info.st_size} bytes, over the {limit}-byte limit")
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise LimitExceeded(f"{path} is over the {limit}-byte limit")
+    return as_text(str(path), data)
 
 
 def _read_folder(folder: Path) -> dict[str, str]:
@@ -245,5 +264,5 @@ def _read_folder(folder: Path) -> dict[str, str]:
             continue
         if len(files) >= MAX_FILES:
             raise LimitExceeded(f"{folder} has more than {MAX_FILES} bundled files besides SKILL.md")
-        files[rel] = _read_text(real)
+        files[rel] = _read_text(real, follow=False)
     return files

@@ -14,6 +14,7 @@ from teachd.store.crypto import Cipher, create_key, read_key
 from teachd.store.db import Database, SQLiteDatabase
 from teachd.store.migrations import MIGRATIONS
 from teachd.store.models import Skill, SkillContent, SkillVersion
+from teachd.store.origins import settle_unknown
 from teachd.store.rotation import recover
 from teachd.store.skills import SkillStore
 from teachd.store.users import UserStore
@@ -58,6 +59,7 @@ def open_store(settings: Settings) -> SkillStore:
             raise
         store = SkillStore(db, Cipher(read_key(settings.key_path)), settings.owner)
     UserStore(db).ensure(settings.owner)  # the person at this machine is a person of the store
+    settle_unknown(db, store.cipher)  # skills stored before provenance was kept: read from their notes
     return store
 
 

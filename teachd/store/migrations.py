@@ -191,3 +191,17 @@ MIGRATIONS.append(
         """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0007_skill_origin",
+        # Where a skill came from, recorded by the store (never read from its
+        # slug): taught (compiled here from a recording, or an imported one its
+        # owner accepted as taught), imported, created. Only taught skills are
+        # auto-loaded and lend their scope. Skills stored before this column
+        # are 'unknown' until the store reads their history (store/origins.py).
+        """
+        ALTER TABLE skills ADD COLUMN origin TEXT NOT NULL DEFAULT 'unknown'
+        """,
+    )
+)

@@ -39,10 +39,13 @@ class Skill:
     updated_at: str
     current: SkillContent
     access: str = "own"  # what the person who opened the store may do: own, edit (shared) or use (shared)
+    origin: str = "created"  # provenance, kept by the store (store/origins.py): taught, imported, created
 
     @property
     def is_taught(self) -> bool:
-        return self.slug.startswith("taught-")
+        """Compiled here from a recording (or accepted as taught by its owner):
+        the store's record, never the slug — anyone can name an import ``taught-…``."""
+        return self.origin == "taught"
 
     def loaded(self) -> dict[str, Any]:
         """What loading the skill gives a run: its instructions (kept verbatim,
@@ -60,4 +63,5 @@ class Skill:
             "enabled": self.enabled,
             "owner": self.owner,
             "access": self.access,
+            "origin": self.origin,
         }

@@ -24,9 +24,35 @@ from teachd.store.db import Database, Row, Transaction
 from teachd.store.grants import REACHING, reaching, strongest
 from teachd.store.limits import check_files
 from teachd.store.models import Skill, SkillContent, SkillVersion
+from teachd.store.origins import CREATED, ORIGINS, TAUGHT
 
 _ENCRYPTED = ("name", "description", "instructions", "files", "approval", "metadata", "note")
 _KEYCHECK = "teachd-keycheck-v1"
+
+
+def _known(origin: str) -> str:
+    if origin not in ORIGINS:
+        raise ValueError(f"unknown origin {origin!r}")  # a programming error, never a user's input
+    return origin
+
+
+OWNERS_FILES = ("references/steps.json", "references/anchors.json")  # what the replay does, and where
+
+
+def _owners_part_kept(before: SkillContent, after: SkillContent, slug: str, owner: str) -> None:
+    """An *edit* grant edits the words (SKILL.md, notes, feedback lines); the
+    approval, the replay's plan and anchors, and the scope stay the owner's —
+    else a grantee could switch off a forced approval or point the owner's
+    skill somewhere else."""
+    changed = []
+    if after.approval.to_dict() != before.approval.to_dict():
+        changed.append("its approval")
+    changed += [path for path in OWNERS_FILES if after.files.get(path) != before.files.get(path)]
+    if after.metadata != before.metadata:
+        changed.append("its metadata (scope, kind)")
+    if changed:
+        raise PolicyStop(f"skill {slug!r} is {owner}'s: only its owner can change {', '.join(changed)}; "
+                         "no new version was made")
 
 
 def _now() -> str:
@@ -71,8 +97,8 @@ class SkillStore:
         """The person's skills with their current revisions, in one query (a
         manifest of thousands is one round trip, on PostgreSQL too);
         ``shared`` adds those granted to them, their own slugs first."""
-        cols = ("s.slug, s.owner, s.enabled, s.current_version, s.created_at, s.updated_at, v.version, "
-                "v.created_at AS version_created_at, " + ", ".join(f"v.{f}" for f in _ENCRYPTED))
+        cols = ("s.slug, s.owner, s.enabled, s.current_version, s.created_at, s.updated_at, s.origin, "
+                "v.version, v.created_at AS version_created_at, " + ", ".join(f"v.{f}" for f in _ENCRYPTED))
         current = ("JOIN skill_versions v ON v.owner = s.owner AND v.slug = s.slug"
                    " AND v.version = s.current_version")
         on = " AND s.enabled = 1" if enabled_only else ""
@@ -157,7 +183,7 @@ class SkillStore:
         return skill
 
     # -- writes ----------------------------------------------------------
-    def create(self, slug: str, content: SkillContent, note: str = "created") -> Skill:
+    def create(self, slug: str, content: SkillContent, note: str = "created", origin: str = CREATED) -> Skill:
         problems = name_problems(slug)
         if problems:
             raise InvalidSkill(f"bad slug: {problems[0]}")
@@ -168,11 +194,7 @@ class SkillStore:
                 "SELECT 1 FROM skills WHERE owner = ? AND slug = ?", (self.owner, slug)
             ):
                 raise Conflict(f"skill {slug!r} already exists; use `teachd skills update`")
-            tx.execute(
-                "INSERT INTO skills (owner, slug, enabled, current_version, created_at, updated_at)"
-                " VALUES (?, ?, 1, 1, ?, ?)",
-                (self.owner, slug, now, now),
-            )
+            self._insert_skill(tx, slug, now, origin)
             self._insert_version(tx, self.owner, slug, 1, content, note, now)
         return self.get(slug)
 
@@ -212,23 +234,32 @@ class SkillStore:
         if not rows:
             raise NotFound(f"no skill {slug!r}")
         current = int(rows[0]["current_version"])
-        if callable(content):
+        previous: SkillContent | None = None
+        if callable(content) or owner != self.owner:
             vrows = tx.execute(
                 "SELECT * FROM skill_versions WHERE owner = ? AND slug = ? AND version = ?",
                 (owner, slug, current),
             )
-            content = content(self._version(vrows[0]).content)
+            previous = self._version(vrows[0]).content
+        if callable(content):
+            assert previous is not None
+            content = content(previous)
         if owner != self.owner:
+            assert previous is not None
+            _owners_part_kept(previous, content, slug, owner)
             note = f"{note} — by {self.owner}"
         self._insert_version(tx, owner, slug, current + 1, self._checked(content), note, now)
         tx.execute("UPDATE skills SET current_version = ?, updated_at = ? WHERE owner = ? AND slug = ?",
                    (current + 1, now, owner, slug))
         return current + 1
 
-    def save(self, slug: str, make: Callable[[SkillContent | None], SkillContent], note: str) -> Skill:
+    def save(self, slug: str, make: Callable[[SkillContent | None], SkillContent], note: str,
+             origin: str) -> Skill:
         """Create the skill, or append a version to it, in one transaction:
         ``make`` gets the current content (None for a new skill), so two saves
-        of one slug can never both create it, nor lose each other's version."""
+        of one slug can never both create it, nor lose each other's version.
+        ``origin`` is where this content came from, and becomes the skill's: a
+        taught skill that takes an imported version is imported from then on."""
         problems = name_problems(slug)
         if problems:
             raise InvalidSkill(f"bad slug: {problems[0]}")
@@ -236,10 +267,10 @@ class SkillStore:
         with self.db.atomic() as tx:
             if tx.execute("SELECT 1 FROM skills WHERE owner = ? AND slug = ?", (self.owner, slug)):
                 self._append(tx, self.owner, slug, make, note, now)
+                tx.execute("UPDATE skills SET origin = ? WHERE owner = ? AND slug = ?",
+                           (_known(origin), self.owner, slug))
             else:
-                tx.execute(
-                    "INSERT INTO skills (owner, slug, enabled, current_version, created_at, updated_at)"
-                    " VALUES (?, ?, 1, 1, ?, ?)", (self.owner, slug, now, now))
+                self._insert_skill(tx, slug, now, origin)
                 self._insert_version(tx, self.owner, slug, 1, self._checked(make(None)), note, now)
         return self.get(slug)
 
@@ -258,6 +289,15 @@ class SkillStore:
                 "UPDATE skills SET enabled = ?, updated_at = ? WHERE owner = ? AND slug = ?",
                 (1 if enabled else 0, self._clock(), self.owner, slug),
             )
+        return self.get(slug)
+
+    def trust(self, slug: str) -> Skill:
+        """The owner accepts an imported (or created) skill as taught: from now
+        on it is auto-loaded into computer runs and its scope counts."""
+        self.own(slug)
+        with self.db.atomic() as tx:
+            tx.execute("UPDATE skills SET origin = ?, updated_at = ? WHERE owner = ? AND slug = ?",
+                       (TAUGHT, self._clock(), self.owner, slug))
         return self.get(slug)
 
     def delete(self, slug: str) -> None:
@@ -287,6 +327,10 @@ class SkillStore:
             approval=content.approval,
             metadata=dict(content.metadata),
         )
+
+    def _insert_skill(self, tx: Transaction, slug: str, now: str, origin: str) -> None:
+        tx.execute("INSERT INTO skills (owner, slug, enabled, current_version, created_at, updated_at,"
+                   " origin) VALUES (?, ?, 1, 1, ?, ?, ?)", (self.owner, slug, now, now, _known(origin)))
 
     def _insert_version(
         self, tx: Transaction, owner: str, slug: str, version: int, content: SkillContent, note: str, now: str
@@ -348,4 +392,5 @@ class SkillStore:
             updated_at=row["updated_at"],
             current=current,
             access=access,
+            origin=str(row["origin"]),
         )

@@ -11,6 +11,7 @@ from teachd.skills.approval import Approval
 from teachd.skills.skillmd import render_skill_md
 from teachd.store import SkillContent, SkillStore
 from teachd.store.models import Skill
+from teachd.store.origins import TAUGHT
 from teachd.teach.recordings import read_recording
 
 
@@ -40,4 +41,4 @@ def save_compiled(store: SkillStore, compiled: CompiledSkill, note: str) -> Skil
     """A new skill, or a new version of the same slug (taught again): the
     compiled approval holds either way, in one transaction."""
     content = content_of(compiled)
-    return store.save(compiled.slug, lambda _previous: content, note=note)
+    return store.save(compiled.slug, lambda _previous: content, note=note, origin=TAUGHT)

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from teachd.errors import InvalidSkill
+from teachd.skills.skillmd import yamlsafe
 from teachd.skills.skillmd.fields import (
     COMPATIBILITY_MAX,
     DESCRIPTION_MAX,
@@ -76,10 +77,10 @@ def repair_yaml(text: str) -> str:
 def load_frontmatter(text: str) -> tuple[dict[str, Any], bool]:
     """Load frontmatter YAML, repairing once; returns (mapping, repaired)."""
     try:
-        data, repaired = yaml.safe_load(text), False
+        data, repaired = yamlsafe.load(text), False
     except yaml.YAMLError as first:
         try:
-            data, repaired = yaml.safe_load(repair_yaml(text)), True
+            data, repaired = yamlsafe.load(repair_yaml(text)), True
         except yaml.YAMLError:
             raise InvalidSkill(f"frontmatter YAML is unreadable: {_one_line(first)}") from None
     if data is None:

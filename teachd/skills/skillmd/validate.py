@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from teachd.errors import InvalidSkill
+from teachd.skills.skillmd import yamlsafe
 from teachd.skills.skillmd.fields import (
     BODY_LINES_WARN,
     BODY_TOKENS_WARN,
@@ -201,10 +202,13 @@ def _check_reference(folder: Path, cited: str, target: Path, report: ValidationR
 
 def _strict_yaml(fm_text: str, report: ValidationReport) -> dict | None:
     try:
-        root = yaml.compose(fm_text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(fm_text)
+        root = yamlsafe.compose(fm_text)
+        data = yamlsafe.load(fm_text)
     except yaml.YAMLError as exc:
         report.errors.append(f"frontmatter YAML is invalid: {' '.join(str(exc).split())}")
+        return None
+    except InvalidSkill as exc:  # over the bounds: aliases, size
+        report.errors.append(str(exc))
         return None
     if not isinstance(data, dict):
         report.errors.append("frontmatter must be a YAML mapping")

@@ -1,0 +1,76 @@
+"""Where an agent's browser may go when the agent is not the daemon's owner.
+
+The daemon's Chromium runs on the owner's machine, inside the owner's
+network. A person's ``/mcp`` session that could point it at ``127.0.0.1``,
+``10.x`` or the cloud metadata address and read the page back would make
+the daemon a proxy into that network. So for anyone but the owner, every
+request of that browser (every page, frame, subresource, WebSocket) is held
+to the egress guard's own address judgement (:mod:`teachd.remote.addresses`,
+the IANA special-purpose registries): loopback, private and other
+special-purpose destinations are refused — unless one of the person's own
+loaded taught skills names that very origin in its scope (they taught it
+there, on this daemon).
+
+Names are resolved through an injectable resolver (tests have no public
+DNS); every address in the answer must be acceptable. Resolution happens
+again in Chromium, so a name whose answer changes between the two lookups
+(DNS rebinding) is not covered by this check alone; literal addresses,
+``localhost`` names and stable names are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from compiler import urls
+from teachd.errors import TeachdError
+from teachd.remote.addresses import literal_ip, name_refusal, refusal
+from teachd.remote.egress import Resolver, SystemResolver
+
+_NO_NETWORK = ("about:", "data:", "blob:", "javascript:", "chrome-error:")
+
+
+@dataclass
+class Destinations:
+    """The network rule of a person's (not the owner's) agent browser."""
+
+    resolver: Resolver = field(default_factory=SystemResolver)
+    _answers: dict[tuple[str, int], list[str]] = field(default_factory=dict)
+
+    def refusal(self, url: str, allowed: Iterable[str] = ()) -> str | None:
+        """Why the browser may not reach ``url``; None when it may. ``allowed``:
+        origins the person's own taught skills name (reached even when local)."""
+        text = url.strip()
+        if text.lower().startswith(_NO_NETWORK):
+            return None  # nothing leaves the browser
+        if text.lower().startswith(("ws:", "wss:")):
+            text = "http" + text[2:]  # a WebSocket goes where its http(s) twin goes
+        web = urls.parse_web(text)
+        if web is None:
+            return f"{url} is not an http(s) address"
+        if web.origin in set(allowed):
+            return None
+        host = web.hostname
+        why = name_refusal(host)
+        if why:
+            return f"{web.origin} is refused: {why}"
+        literal = literal_ip(host)
+        if literal is not None:
+            why = refusal(literal)
+            return f"{web.origin} is refused: {why}" if why else None
+        for address in self._resolve(host, web.effective_port):
+            ip = literal_ip(address)
+            why = refusal(ip) if ip is not None else "not an address"
+            if why:
+                return f"{web.origin} ({address}) is refused: {why}"
+        return None
+
+    def _resolve(self, host: str, port: int) -> list[str]:
+        key = (host, port)
+        if key not in self._answers:
+            try:
+                self._answers[key] = self.resolver.resolve(host, port) or ["0.0.0.0"]
+            except TeachdError:
+                self._answers[key] = ["0.0.0.0"]  # unresolvable: refused as nowhere
+        return self._answers[key]

@@ -1,0 +1,30 @@
+"""A real ``teachd serve`` for the attacks that need one: a fresh home, the
+owner's API client, stopped after."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+
+from tests.test_server import serve
+
+
+@contextlib.contextmanager
+def running_daemon(tmp_path: Path, _exists_ok: bool = False, **extra: str) -> Iterator[tuple[httpx.Client, str]]:
+    """``tmp_path/daemon-home`` is its TEACHD_HOME (made here unless ``_exists_ok``)."""
+    home = tmp_path / "daemon-home"
+    home.mkdir(mode=0o700, exist_ok=_exists_ok)
+    user = tmp_path / "daemon-user"
+    user.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TEACHD_")}
+    env.update(TEACHD_HOME=str(home), HOME=str(user), TEACHD_OWNER="alice", PYTHONUTF8="1", **extra)
+    server = serve(env)
+    try:
+        with server.api() as api:
+            yield api, server.url
+    finally:
+        server.stop()
