@@ -22,8 +22,13 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: venv debs lint
-	$(BIN)/python -m pytest -q
+# The real apps' own environments (Django LTS and newest, Wagtail old and new: tests/realapps.py,
+# cached in build/real-apps) are installed while the linters run.
+test: venv debs
+	mkdir -p build; $(BIN)/python -m tests.realapps > build/real-apps.log 2>&1 & apps=$$!; \
+	  $(BIN)/ruff check . && $(BIN)/mypy; lint=$$?; \
+	  wait $$apps || { cat build/real-apps.log; exit 1; }; exit $$lint
+	$(BIN)/python -m pytest -q -n 2
 
 #   make demo   the whole loop on the bundled sample app (teach → compile → store → replay on a changed app → feedback)
 DEMO_DEBS := chromium xvfb

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from compiler.fingerprint import fingerprint
-from compiler.names import describe
+from compiler.names import describe, is_editable
 from compiler.plan import Anchor, Locator
 from compiler.secrets import MARK, mask_text, mask_url
 
@@ -63,9 +63,35 @@ def _href(target: Mapping[str, Any]) -> str | None:
     return None if n or MARK in masked else masked
 
 
+# Getting from an icon to its control, as the recorder did: the nearest
+# ancestor that looks clickable or has the control's tag (recorder/capture.js
+# CONTROL_MARKS, the same marks as XPath).
+_CONTROL_ROLES = ("button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch",
+                  "checkbox", "radio", "option", "combobox", "treeitem")
+_CONTROL_XPATH = " or ".join(
+    ["self::button", "self::a", "self::summary", *(f"@role='{r}'" for r in _CONTROL_ROLES),
+     "(@tabindex and not(starts-with(@tabindex, '-')))", "@onclick", "@aria-haspopup", "@aria-expanded"])
+_ICON_CSS = re.compile(r'^(use\[\*\|href\$="#[^"\\]{1,120}"\]|\.[A-Za-z_][A-Za-z0-9_-]{0,80})$')
+_TAG = re.compile(r"^[a-z][a-z0-9-]{0,30}$")
+_EDITOR_CSS = re.compile(r'^\[contenteditable\][^\\<>{};]{0,300}$')
+_ASSOCIATED = ("labelledby", "aria-label")  # labels getByLabel finds on an editor
+
+
+def icon_locator(target: Mapping[str, Any]) -> Locator | None:
+    """The control found by its icon: the sprite symbol (or icon class) the
+    recorder saw, then up to the nearest clickable ancestor, so the same icon
+    in a <div> then in a <button> is found both times."""
+    css, tag = target.get("icon_css"), str(target.get("tag") or "").lower()
+    if not isinstance(css, str) or not _ICON_CSS.match(css) or not _TAG.match(tag) or mask_text(css)[1]:
+        return None
+    up = f"xpath=ancestor::*[{_CONTROL_XPATH} or self::{tag}][1]"
+    return Locator("attr", attr="icon", css=f"css={css} >> {up}")
+
+
 def ladder(target: Mapping[str, Any]) -> list[Locator]:
     attrs = target.get("attrs") or {}
     tag = str(target.get("tag") or "*").lower()
+    editor = is_editable(dict(target))
     out: list[Locator] = []
 
     if (v := _clean(target.get("test_id"))) and not looks_generated(v):
@@ -73,11 +99,12 @@ def ladder(target: Mapping[str, Any]) -> list[Locator]:
     role, name = _clean(target.get("role")), _clean(target.get("name"))
     if role and name:
         out.append(Locator("role", role=role, name=name))
-    if v := _clean(target.get("label")):
-        out.append(Locator("label", value=v))
+    label = _clean(target.get("label"))
+    if label and (not editor or target.get("label_source") in _ASSOCIATED):
+        out.append(Locator("label", value=label))
     if v := _clean(attrs.get("placeholder")):
         out.append(Locator("placeholder", value=v))
-    text = _clean(target.get("text"))
+    text = None if editor else _clean(target.get("text"))  # an editor's text is what was typed
     if text and len(text) <= 80 and tag not in ("input", "textarea", "select"):
         out.append(Locator("text", value=text))
     ident = target.get("id")
@@ -92,6 +119,13 @@ def ladder(target: Mapping[str, Any]) -> list[Locator]:
         out.append(Locator("attr", attr="value", css=f"{scope}option[value={_css_str(str(value))}]"))
     if href := _href(target):
         out.append(Locator("attr", attr="href", css=f"a[href={_css_str(href)}]"))
+    css_editor = target.get("editor_css")
+    if editor and isinstance(css_editor, str) and _EDITOR_CSS.match(css_editor) \
+            and not mask_text(css_editor)[1]:
+        out.append(Locator("attr", attr="editor", css=css_editor))
+    if not (role and name) and not label and not any(loc.by == "test_id" for loc in out):
+        if icon := icon_locator(target):
+            out.append(icon)
     if (css := target.get("css")) and not mask_text(str(css))[1]:
         out.append(Locator("css", value=str(css)))
     if (xpath := target.get("xpath")) and not mask_text(str(xpath))[1]:
@@ -153,19 +187,56 @@ def container_evidence(target: Mapping[str, Any]) -> dict[str, str] | None:
     return out
 
 
+def icon_evidence(target: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The icon a control shows, as capture.js's iconOf() reports it: sprite
+    symbol, title, icon classes (sorted, generated ones left out)."""
+    icon = target.get("icon")
+    if not isinstance(icon, Mapping):
+        return None
+    out: dict[str, Any] = {}
+    symbol = icon.get("symbol")
+    if isinstance(symbol, str) and symbol.startswith("#") and (v := _clean(symbol)):
+        out["symbol"] = v[:120]
+    if v := _clean(icon.get("title")):
+        out["title"] = v[:120]
+    if kept := _tokens(icon.get("classes")):
+        out["classes"] = kept[:8]
+    return out or None
+
+
+def _tokens(classes: Any) -> list[str]:
+    """Class tokens, sorted, without ones a build made up."""
+    if not isinstance(classes, list):
+        return []
+    cleaned = (_clean(x) for x in classes if isinstance(x, str))
+    return sorted({c for c in cleaned if c and not looks_generated(c)})
+
+
+def class_evidence(target: Mapping[str, Any]) -> list[str] | None:
+    """The element's own class tokens a page author chose (an editor's
+    ql-editor, Django's selector-add): a tie between look-alikes is broken
+    by them, never by position."""
+    return _tokens(target.get("classes"))[:6] or None
+
+
 def evidence(target: Mapping[str, Any]) -> dict[str, Any]:
-    """What else must agree when a locator matches: role, names, where it lives
-    and, for a link, where it leads."""
+    """What else must agree when a locator matches: role, names, where it lives,
+    for a link where it leads, for an icon-only control its icon, and for a
+    rich-text editor that it is one (its class tokens) — never its content."""
     attrs = target.get("attrs") or {}
+    editor = is_editable(dict(target))
     ev = {
         "tag": str(target.get("tag") or "").lower() or None,
         "role": _clean(target.get("role")),
         "name": _clean(target.get("name")),
-        "text": _clean(target.get("text")),
+        "text": None if editor else _clean(target.get("text")),
         "label": _clean(target.get("label")),
         "type": _clean(attrs.get("type")),
         "href": _href(target),
         "container": container_evidence(target),
+        "editable": True if editor else None,
+        "classes": class_evidence(target),
+        "icon": icon_evidence(target),
     }
     return {k: v for k, v in ev.items() if v is not None}
 

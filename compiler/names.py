@@ -45,9 +45,10 @@ def target_label(target: dict[str, Any] | None) -> str:
     if not target:
         return ""
     attrs = target.get("attrs") or {}
+    text = None if is_editable(target) else target.get("text")  # an editor's text is what was typed
     for value in (
-        target.get("label"), target.get("name"), attrs.get("aria-label"), target.get("text"),
-        attrs.get("placeholder"), attrs.get("title"), attrs.get("alt"), attrs.get("name"),
+        target.get("label"), target.get("name"), attrs.get("aria-label"), text,
+        *_placeholders(attrs), attrs.get("title"), attrs.get("alt"), attrs.get("name"),
         target.get("id"),
     ):
         if value and str(value).strip():
@@ -57,9 +58,25 @@ def target_label(target: dict[str, Any] | None) -> str:
     return ""
 
 
+def is_editable(target: dict[str, Any] | None) -> bool:
+    """A rich-text editor (a contenteditable host), by the recorder's mark,
+    its attribute, or the compiler's (a non-field that was typed into)."""
+    if not target:
+        return False
+    ce = (target.get("attrs") or {}).get("contenteditable")
+    return bool(target.get("editable")) or (
+        isinstance(ce, str) and ce.lower() in ("", "true", "plaintext-only"))
+
+
+def _placeholders(attrs: dict[str, Any]) -> tuple[Any, ...]:
+    return attrs.get("placeholder"), attrs.get("aria-placeholder"), attrs.get("data-placeholder")
+
+
 def target_noun(target: dict[str, Any] | None) -> str:
     if not target:
         return "element"
+    if is_editable(target):
+        return "field"
     role = str(target.get("role") or "").lower()
     tag = str(target.get("tag") or "").lower()
     if role == "combobox" and tag in ("input", "textarea"):
@@ -85,11 +102,12 @@ def describe(target: dict[str, Any] | None) -> str:
 
 
 def param_name(target: dict[str, Any] | None, taken: set[str]) -> str:
-    """A snake_case name from the field's label/name, unique among ``taken``."""
+    """A snake_case name from the field's label/name/placeholder, unique among
+    ``taken``; never from what it held (``value`` only when nothing names it)."""
     attrs = (target or {}).get("attrs") or {}
     base = ""
     for value in ((target or {}).get("label"), attrs.get("aria-label"), (target or {}).get("name"),
-                  attrs.get("placeholder"), attrs.get("name"), (target or {}).get("id")):
+                  *_placeholders(attrs), attrs.get("name"), (target or {}).get("id")):
         words = ascii_words(str(value or ""))
         if words:
             base = "_".join(words)[:40].strip("_")

@@ -4,6 +4,7 @@ parameters and secrets decided, every string masked, as the typed plan of
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,7 +58,7 @@ def build_procedure(rec: Recording) -> Built:
     secrets: dict[str, dict[str, Any]] = {}
     taken_params: set[str] = set()
     taken_secrets: set[str] = set()
-    viewport = rec.screen or {}
+    viewport = rec.viewport or rec.screen or {}  # the page's own viewport when it was recorded
     steps: list[PlanStep] = []
 
     def anchor_for(step: Step) -> str | None:
@@ -116,6 +117,11 @@ def build_procedure(rec: Recording) -> Built:
     visited = [rec.start_url] + [e.get("url", "") for e in rec.events if e["type"] in ("page", "click")]
     first_title = _title(raw[0].expect_title)
     success_url = url(last.expect_url or last.url) or ""
+    success: dict[str, Any] = {"url": success_url, "url_pattern": url_pattern(success_url),
+                               "title": _title(last.expect_title)}
+    shows = shown_parameters(final_page_text(rec), params)
+    if shows:  # only then: a recording without the final text compiles to the bytes it always did
+        success["shows"] = shows
     plan = Procedure(
         start_url=url(rec.start_url) or "",
         steps=steps,
@@ -123,8 +129,7 @@ def build_procedure(rec: Recording) -> Built:
         parameters=params,
         secrets=secrets,
         scope=scope_of(visited),
-        success={"url": success_url, "url_pattern": url_pattern(success_url),
-                 "title": _title(last.expect_title)},
+        success=success,
     )
     return Built(
         plan=plan,
@@ -134,6 +139,38 @@ def build_procedure(rec: Recording) -> Built:
         signed_in=any(_is_password(st.target) for st in raw if st.action == "type")
         or any("pass" in name for name in secrets),
     )
+
+
+MIN_SHOWN = 3  # shorter values ("42", "no") appear on any page by chance
+
+
+def final_page_text(rec: Recording) -> str:
+    """The visible text of the demonstration's final page (the recorder's last
+    ``page_text`` event), whitespace folded; "" when the recording has none.
+    It is only read here, never written into the skill: it may hold anything."""
+    for event in reversed(rec.events):
+        if event.get("type") == "page_text" or event.get("kind") == "page_text":
+            return " ".join(str(event.get("text") or "").split())
+    return ""
+
+
+def appears(value: str, text: str) -> bool:
+    """``value`` as whole words of ``text``, case and spacing aside ("Tax" is
+    not in "Taxi"). The replay's check (runner.replay) reads it the same way."""
+    want = " ".join(value.split()).lower()
+    return bool(want) and re.search(r"(?<!\w)" + re.escape(want) + r"(?!\w)", text.lower()) is not None
+
+
+def shown_parameters(final_text: str, params: dict[str, dict[str, Any]]) -> list[str]:
+    """The parameters whose demonstrated value the final page showed, as
+    ``{{name}}``: the success check asks for this run's values there — the
+    effect itself, not only the address it ended on. Secrets are never among
+    them (they are not parameters); the order is the parameters' own."""
+    if not final_text:
+        return []
+    return [f"{{{{{name}}}}}" for name, p in params.items()
+            if len(" ".join(str(p.get("default") or "").split())) >= MIN_SHOWN
+            and appears(str(p["default"]), final_text)]
 
 
 def _is_password(target: dict[str, Any] | None) -> bool:

@@ -3,6 +3,11 @@
 Tolerant of what a crash leaves: a torn last line is dropped, events are put
 in ``seq`` order, a missing ``stop`` is noted. Anything else malformed is an
 error naming the line.
+
+Optional, still v1 (older recordings lack them and read as before): a ``page``
+event's ``viewport`` ({w, h, dpr}: the page's own, a headed window minus its
+browser chrome), and one ``page_text`` event before ``stop`` ({url, title,
+text, tab}: the visible text of the page the person ended on).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import Any
 FORMAT_VERSION = 1
 EVENT_TYPES = frozenset(
     {"start", "page", "click", "input", "key", "scroll", "os_click", "os_key", "pause", "resume", "undo",
-     "stop"}
+     "page_text", "stop"}
 )
 
 
@@ -37,6 +42,31 @@ class Recording:
     stop_reason: str | None = None
     torn_tail: bool = False
     repair: Mapping[str, Any] | None = None  # a repair's recording: which run, skill, version and step
+    viewport: Mapping[str, float] | None = None  # the page's real viewport, when the recorder saw it
+    final_page: Mapping[str, Any] | None = None  # the last page_text event: url, title, text, tab
+
+
+def _viewport_of(events: list[dict[str, Any]]) -> dict[str, float] | None:
+    """The first viewport a page reported: the window the demonstration was
+    given (a resize later is the person's business, not the skill's)."""
+    for e in events:
+        vp = e.get("viewport") if e["type"] == "page" else None
+        if not isinstance(vp, dict):
+            continue
+        w, h, dpr = vp.get("w"), vp.get("h"), vp.get("dpr", 1)
+        if all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in (w, h, dpr)):
+            return {"w": w, "h": h, "dpr": dpr}
+    return None
+
+
+def _final_page(events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    last = next((e for e in reversed(events) if e["type"] == "page_text"), None)
+    if last is None:
+        return None
+    tab = last.get("tab")
+    return {"url": str(last.get("url") or ""), "title": str(last.get("title") or ""),
+            "text": str(last.get("text") or "")[:20_000],
+            "tab": tab if isinstance(tab, int) and not isinstance(tab, bool) else 0}
 
 
 def _repair_of(start: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -96,4 +126,6 @@ def parse_recording(events_text: str, frames: Mapping[str, bytes] | None = None)
         stop_reason=stop.get("reason") if stop else None,
         torn_tail=torn,
         repair=_repair_of(start),
+        viewport=_viewport_of(events),
+        final_page=_final_page(events),
     )

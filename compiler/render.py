@@ -160,6 +160,8 @@ def skill_body(display: str, date: str, proc: Built) -> str:
         f"- The final page matches `{success.get('url_pattern')}` (`*`: any id; shown: "
         f"<{success.get('url')}>)"
         + (f" and its title is {_q(success.get('title'))}." if success.get("title") else "."),
+        *([f"- It shows this run's {', '.join(success['shows'])} (the demonstration's final page "
+           "showed the values typed: the effect, not only the address)."] if success.get("shows") else []),
         "",
         "## Parameters",
         "",

@@ -67,9 +67,18 @@ def is_step_key(key: str, modifiers: tuple[str, ...]) -> bool:
     return key in STEP_KEYS or bool(SHORTCUT_MODIFIERS & set(modifiers))
 
 
+def editable_target(target: dict[str, Any]) -> dict[str, Any]:
+    """A field typed into that is no form field is a rich-text editor: what it
+    held (its text) is what the person typed, never what it is called. Older
+    recordings described it after the typing, so its text goes here too."""
+    return {**target, "editable": True, "text": None}
+
+
 def _input_step(event: dict[str, Any], url: str, tab: int, title: str | None, doc: int) -> Step:
     target = event.get("target") or {}
     tag = str(target.get("tag", "")).lower()
+    if target and tag not in ("input", "textarea", "select") and "checked" not in event:
+        target = editable_target(target)
     itype = str((target.get("attrs") or {}).get("type", "")).lower()
     if "checked" in event or itype in ("checkbox", "radio"):
         action = "check"
@@ -131,7 +140,20 @@ def to_steps(rec: Recording) -> list[Step]:
         if kind in _ACTIONS and _apply_action(steps, e, url, tab, title, doc):
             cause = steps[-1]
             cause.seqs.add(int(e["seq"]))
-    return _without_undone(steps, undone) if undone else steps
+    steps = _without_undone(steps, undone) if undone else steps
+    return _editors_known_everywhere(steps)
+
+
+def _editors_known_everywhere(steps: list[Step]) -> list[Step]:
+    """Every step on an element typed into as a rich-text editor sees it as
+    one: a click on it before (or after) the typing never names it by what it held."""
+    editors = {(s.tab, s.doc, target_key(s.target)) for s in steps
+               if s.action == "type" and s.target and s.target.get("editable")}
+    for step in steps:
+        if step.target and not step.target.get("editable") and (
+                step.tab, step.doc, target_key(step.target)) in editors:
+            step.target = editable_target(step.target)
+    return steps
 
 
 def _without_undone(steps: list[Step], undone: set[int]) -> list[Step]:

@@ -71,13 +71,33 @@ def _scrub_target(target: dict[str, Any] | None) -> dict[str, Any] | None:
     attrs = dict(t.get("attrs") or {})
     if attrs.get("href"):
         attrs["href"] = mask_url(attrs["href"])[0]
-    for key in ("title", "aria-label", "placeholder"):
+    for key in ("title", "aria-label", "placeholder", "aria-placeholder", "data-placeholder", "alt"):
         if isinstance(attrs.get(key), str):
             attrs[key] = mask_text(attrs[key])[0]
     t["attrs"] = attrs
     if isinstance(t.get("ancestor"), dict) and isinstance(t["ancestor"].get("name"), str):
         t["ancestor"] = {**t["ancestor"], "name": mask_text(t["ancestor"]["name"])[0]}
+    if isinstance(t.get("icon"), dict):
+        icon = dict(t["icon"])
+        if isinstance(icon.get("title"), str):
+            icon["title"] = mask_text(icon["title"])[0]
+        t["icon"] = icon
+    if isinstance(t.get("editor_css"), str) and mask_text(t["editor_css"])[1]:
+        t.pop("editor_css")  # a selector with a secret in it finds nothing worth keeping
     return t
+
+
+def _viewport(data: Any) -> dict[str, float] | None:
+    """The page's own viewport as it reported it (CSS px; dpr), or None."""
+    if not isinstance(data, dict):
+        return None
+    try:
+        w, h, dpr = float(data.get("w") or 0), float(data.get("h") or 0), float(data.get("dpr") or 1)
+    except (TypeError, ValueError):
+        return None
+    if not (0 < w <= 100_000 and 0 < h <= 100_000 and 0 < dpr <= 16):
+        return None
+    return {"w": int(w), "h": int(h), "dpr": round(dpr, 3)}
 
 
 @dataclass
@@ -94,6 +114,11 @@ class BrowserCapture:
     failures: int = 0  # reports that could not be turned into events (logged; in the stop event)
     frames_written: int = 0
     pending: list[tuple[Slot, Page | None, dict[str, Any]]] = field(default_factory=list)
+    active: Page | None = None  # the tab the person last acted in (or that last loaded)
+    # The last visible text each tab reported, held in memory until the recording
+    # ends (only the final page's is written, as one page_text event).
+    page_texts: dict[int, dict[str, Any]] = field(default_factory=dict)
+    typed_secrets: set[str] = field(default_factory=set)  # in memory only: kept out of page texts
 
     def add_tab(self, page: Page) -> None:
         self.tab_of(page)
@@ -123,13 +148,21 @@ class BrowserCapture:
             return self.bar.command(kind, data)
         if kind in ("click", "input", "key") and self.bar.paused:
             return {"toast": "Paused: not recorded", "paused": True}
+        if kind == "page_text":
+            if page is not None:
+                self.page_texts[self.tab_of(page)] = self._page_text(data)
+            return None
+        if kind in ("click", "input", "key", "page") and page is not None:
+            self.active = page
         target = _scrub_target(data.get("target"))
         if kind == "page":
+            viewport = _viewport(data.get("viewport"))
             self.writer.put(
                 "page",
                 url=mask_url(str(data.get("url", "")))[0],
                 title=mask_text(str(data.get("title") or ""))[0],
                 tab=self.tab_of(page) if page is not None else 0,
+                **({"viewport": viewport} if viewport else {}),
             )
         elif kind == "click":
             slot = self.writer.reserve("click")
@@ -157,6 +190,8 @@ class BrowserCapture:
         sensitive = bool(data.get("masked") or target.get("sensitive") or field_hint(target))
         if not sensitive and isinstance(value, str) and looks_secret(value):
             sensitive = True  # a token pasted into an ordinary field
+        if sensitive and isinstance(value, str) and value.strip():
+            self.typed_secrets.add(value.strip())
         fields: dict[str, Any] = {"target": _scrub_target(target)}
         if sensitive:
             fields["masked"] = True
@@ -167,6 +202,37 @@ class BrowserCapture:
         if "checked" in data:
             fields["checked"] = bool(data["checked"])
         return self.writer.put("input", **fields), sensitive
+
+    def _page_text(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A page's visible text as a page_text event's fields: secrets masked,
+        and anything the person typed into a masked field blanked out."""
+        text = str(data.get("text") or "")[:20_000]
+        for secret in sorted(self.typed_secrets, key=len, reverse=True):
+            text = text.replace(secret, " ")
+        return {"url": mask_url(str(data.get("url", "")))[0],
+                "title": mask_text(str(data.get("title") or ""))[0],
+                "text": mask_text(text)[0]}
+
+    def write_page_text(self, live: list[Page]) -> None:
+        """The final page's visible text, once, as the recording ends: read
+        now from the tab the person was in, else the last text that tab sent
+        (the browser may already be closed)."""
+        page = self.active if self.active is not None and not self.active.is_closed() else (
+            live[-1] if live else None)
+        tab = self.tab_of(page) if page is not None else (
+            self.pages.index(self.active) if self.active in self.pages else None)
+        fields: dict[str, Any] | None = None
+        if page is not None:
+            try:
+                data = page.evaluate("() => window.__teachdPageText ? window.__teachdPageText() : null")
+                if isinstance(data, dict):
+                    fields = self._page_text(data)
+            except Exception:  # the page is going away: what it last sent stands
+                fields = None
+        if fields is None and tab is not None:
+            fields = self.page_texts.get(tab)
+        if fields is not None:
+            self.writer.put("page_text", **fields, tab=tab or 0)
 
     def _screen_crops(self) -> bool:
         return not self.headless and bool(self.display)

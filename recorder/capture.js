@@ -30,12 +30,58 @@
     return type === "password" || ac.some((t) => SENSITIVE_AC.has(t));
   };
 
+  // A rich-text editor's editing host: the outermost element of its
+  // contenteditable region (a click on a <p> inside is a click on the field).
+  const editableHost = (el) => {
+    if (!el || el.nodeType !== 1 || !el.isContentEditable) return null;
+    let host = el;
+    while (host.parentElement && host.parentElement.isContentEditable) host = host.parentElement;
+    return host;
+  };
+  const isEditableRoot = (el) => !!el && el.nodeType === 1 && editableHost(el) === el;
+
+  // Icons: what a person clicks on is the control the icon sits in.
+  const ICON_RE = /icon|^(fa[a-z]?|bi|mdi|bx[sl]?|ti|ri|la[srb]?|ion|lucide|feather|octicon|glyphicon|codicon)(-|$)|^material-(icons|symbols)/i;
+  const classTokens = (el) => (el.getAttribute("class") || "").split(/\s+/).filter(Boolean);
+  const iconClasses = (el) => classTokens(el).filter((c) => ICON_RE.test(c) && !/[0-9a-f]{8,}|\d{3,}/i.test(c));
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  const iconish = (el) => {
+    if (!el || el.nodeType !== 1) return false;
+    if (el.namespaceURI === SVG_NS || el.tagName === "IMG") return true;
+    if (el.tagName !== "I" && el.tagName !== "SPAN") return false;
+    return iconClasses(el).length > 0 || !norm(el.textContent) || !!el.querySelector("svg, img");
+  };
+  const CONTROL_ROLES = ["button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch",
+    "checkbox", "radio", "option", "combobox", "treeitem"];
+  // Marks of a clickable element, as CSS for closest(); cursor and an
+  // onclick property are checked in script (CSS cannot see them).
+  const CONTROL_MARKS = "button, a, summary, " + CONTROL_ROLES.map((r) => `[role=${r}]`).join(", ") +
+    ", [tabindex]:not([tabindex^='-']), [onclick], [aria-haspopup], [aria-expanded]";
+  const ICON_LEVELS = 4;
+  const iconControl = (el) => {
+    let node = el;
+    while (node.parentElement && node.parentElement.namespaceURI === SVG_NS) node = node.parentElement;
+    const clicky = (n) => n.matches(CONTROL_MARKS) || typeof n.onclick === "function";
+    const setsPointer = (n) => getComputedStyle(n).cursor === "pointer" &&
+      !(n.parentElement && getComputedStyle(n.parentElement).cursor === "pointer");
+    if (clicky(node) || setsPointer(node)) return null; // the icon is the control itself
+    for (let level = 0, up = node.parentElement; up && level < ICON_LEVELS && up !== document.body;
+         level++, up = up.parentElement) {
+      if (clicky(up) || setsPointer(up)) return up;
+    }
+    return null;
+  };
+
   const retarget = (el) => {
     if (!el || el.nodeType !== 1) return el;
-    const hit = el.closest(INTERACTIVE) || el;
+    const host = editableHost(el);
+    if (host) return host;
+    const interactive = el.closest(INTERACTIVE);
+    const hit = interactive || el;
     if (hit.tagName === "LABEL" && hit.control) return hit.control;
     const label = el.closest("label");
-    if (label && label.control && hit === el) return label.control;
+    if (label && label.control && hit === el) return label.control; // a styled checkbox's icon
+    if (!interactive && iconish(el)) return iconControl(el) || el;
     return hit;
   };
 
@@ -80,6 +126,7 @@
     if (depth > 30) return "";
     if (node.nodeType === 3) return node.data;
     if (node.nodeType !== 1 || hidden(node)) return "";
+    if (node.isContentEditable) return " "; // what a person typed is never a name
     const aria = node.getAttribute("aria-label");
     if (depth > 0 && aria && norm(aria)) return " " + aria + " ";
     const tag = node.tagName;
@@ -105,6 +152,169 @@
     }
     const wrap = el.closest("label");
     return wrap ? norm(textFrom(wrap)) || null : null;
+  };
+
+  // A rich-text editor's label as a person reads it, never from its content:
+  // aria-labelledby, aria-label, a wrapping <label>, the label just before it
+  // in its form group, its placeholder, its title. ``source`` says which, so
+  // the compiler knows whether getByLabel would find it as well.
+  const placeholderOf = (el) => {
+    for (const a of ["aria-placeholder", "data-placeholder", "placeholder"]) {
+      const v = norm(el.getAttribute(a));
+      if (v) return v.slice(0, 200);
+    }
+    const inner = el.querySelector("[data-placeholder]"); // ProseMirror, Tiptap, CKEditor 5: the empty paragraph
+    if (inner && norm(inner.getAttribute("data-placeholder"))) return norm(inner.getAttribute("data-placeholder")).slice(0, 200);
+    const described = (el.getAttribute("aria-describedby") || "").split(/\s+/).filter(Boolean)
+      .map((id) => document.getElementById(id)).filter(Boolean); // Draft.js
+    const beside = el.parentElement ? Array.from(el.parentElement.children).filter((n) => n !== el) : []; // Lexical
+    for (const n of described.concat(beside)) {
+      if (n.isContentEditable || !/placeholder/i.test(n.getAttribute("class") || "")) continue;
+      const t = norm(n.textContent);
+      if (t) return t.slice(0, 200);
+    }
+    return null;
+  };
+  const labelUsable = (n, el) => {
+    if (n.tagName !== "LABEL" || !n.control || n.control === el) return true;
+    const c = n.control; // a label for the hidden input the editor writes to is the editor's label
+    return c.type === "hidden" || !(c.getBoundingClientRect().width || c.getBoundingClientRect().height);
+  };
+  const nearbyLabel = (el) => {
+    for (let up = el.parentElement, level = 0; up && up !== document.body && level < 4; up = up.parentElement, level++) {
+      const found = Array.from(up.querySelectorAll("label, legend, h1, h2, h3, h4, h5, h6")).filter((n) =>
+        !n.contains(el) && !el.contains(n) && !n.isContentEditable && !hidden(n) && labelUsable(n, el) &&
+        (n.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING));
+      const last = found[found.length - 1];
+      const t = last && norm(textFrom(last));
+      if (t) return t.slice(0, 200);
+      if (up.tagName === "FORM" || up.tagName === "FIELDSET") break;
+    }
+    return null;
+  };
+  // The form input an editor writes its content to (a hidden input or a
+  // hidden textarea near it: Draftail, Trix, CKEditor's source textarea):
+  // the label written for that input names the editor to a person.
+  const syncedInputLabel = (el) => {
+    for (let up = el.parentElement, level = 0; up && up !== document.body && level < 6; up = up.parentElement, level++) {
+      const inputs = Array.from(up.querySelectorAll("input[type=hidden][id], textarea[id]"))
+        .filter((n) => n.type === "hidden" || !visible(n));
+      if (inputs.length > 1) return null; // several: nothing says which one is this editor's
+      if (inputs.length === 1) {
+        const label = document.querySelector(`label[for="${CSS.escape(inputs[0].id)}"]`);
+        const t = label && norm(textFrom(label));
+        return t ? t.slice(0, 200) : null;
+      }
+      if (up.tagName === "FORM") return null;
+    }
+    return null;
+  };
+  const fieldLabel = (el) => {
+    if (el.getAttribute("aria-labelledby")) { const t = labelText(el); if (t) return { text: t.slice(0, 200), source: "labelledby" }; }
+    const aria = norm(el.getAttribute("aria-label"));
+    if (aria) return { text: aria.slice(0, 200), source: "aria-label" };
+    const wrap = el.closest("label");
+    const wrapped = wrap && norm(textFrom(wrap));
+    if (wrapped) return { text: wrapped.slice(0, 200), source: "wrapping-label" };
+    const near = nearbyLabel(el);
+    if (near) return { text: near, source: "nearby" };
+    const synced = syncedInputLabel(el);
+    if (synced) return { text: synced, source: "input-label" };
+    const ph = placeholderOf(el);
+    if (ph) return { text: ph, source: "placeholder" };
+    const title = norm(el.getAttribute("title"));
+    return title ? { text: title.slice(0, 200), source: "title" } : { text: null, source: null };
+  };
+  // An element's own class tokens (ql-editor, ProseMirror, selector-add),
+  // without state classes that come and go as the person acts.
+  const STATE_RE = /focus|blur|blank|empty|active|hover|selected|placeholder|dirty|touched|pristine|valid|disabled|readonly|composing|open|show|collaps|expand|hidden|current|checked|pressed|loading/i;
+  const editorClasses = (el) => Array.from(new Set(classTokens(el).filter((c) =>
+    !STATE_RE.test(c) && !/[0-9a-f]{8,}|\d{3,}/i.test(c) && /^[A-Za-z_-][A-Za-z0-9_-]*$/.test(c)))).sort().slice(0, 6);
+  // A selector that finds the editor by what it shows when empty, else by its class.
+  const editorSelector = (el) => {
+    for (const a of ["aria-placeholder", "data-placeholder"]) {
+      const v = el.getAttribute(a);
+      if (v && norm(v)) return `[contenteditable][${a}=${JSON.stringify(v)}]`;
+    }
+    const inner = el.querySelector("[data-placeholder]");
+    if (inner && norm(inner.getAttribute("data-placeholder")))
+      return `[contenteditable]:has([data-placeholder=${JSON.stringify(inner.getAttribute("data-placeholder"))}])`;
+    if (el.hasAttribute("data-lexical-editor")) return "[contenteditable][data-lexical-editor]";
+    const known = ["ql-editor", "ProseMirror", "public-DraftEditor-content", "ck-editor__editable", "mce-content-body",
+      "note-editable", "trix-content", "cm-content"].find((c) => el.classList.contains(c));
+    return known ? `[contenteditable].${known}` : null;
+  };
+
+  // An icon's identity: the sprite symbol it draws, its title, its icon classes
+  // (and a Material icon's ligature). Looked for in the control, a few levels deep.
+  const ICON_SEL = "svg, img, i, [class*=icon i], [class*=fa-], [class*=bi-], [class*=material-], [data-icon]";
+  const XLINK = "http://www.w3.org/1999/xlink";
+  const symbolOf = (use) => {
+    const h = use.getAttribute("href") || use.getAttributeNS(XLINK, "href") || "";
+    const i = h.indexOf("#");
+    return i >= 0 && h.length > i + 1 ? h.slice(i) : null;
+  };
+  const iconNode = (el) => {
+    if (el.namespaceURI === SVG_NS) { let n = el; while (n.parentElement && n.parentElement.namespaceURI === SVG_NS) n = n.parentElement; return n; }
+    if (el.matches(ICON_SEL)) return el;
+    // breadth first, a few levels and a bounded number of nodes: a replay asks this of every candidate
+    let level = [el], seen = 0;
+    for (let depth = 0; depth <= ICON_LEVELS && level.length; depth++) {
+      const next = [];
+      for (const n of level) {
+        for (const c of n.children) {
+          if (++seen > 200) return null;
+          if (c.matches(ICON_SEL)) return c;
+          next.push(c);
+        }
+      }
+      level = next;
+    }
+    return null;
+  };
+  const iconOf = (el) => {
+    if (!el || el.nodeType !== 1) return null;
+    const node = iconNode(el);
+    if (!node) return null;
+    const tag = node.tagName.toLowerCase();
+    const svg = tag === "svg" ? node : node.querySelector("svg");
+    const use = svg && svg.querySelector("use");
+    const icon = {};
+    const sym = use && symbolOf(use);
+    if (sym) icon.symbol = sym.slice(0, 120);
+    const titleEl = svg && svg.querySelector("title");
+    const img = tag === "img" ? node : node.querySelector("img");
+    const title = norm((titleEl && titleEl.textContent) || (svg && svg.getAttribute("aria-label")) ||
+      (img && (img.getAttribute("alt") || img.getAttribute("title"))) || node.getAttribute("title"));
+    if (title) icon.title = title.slice(0, 120);
+    const classes = new Set();
+    for (const n of [node, ...Array.from(node.querySelectorAll("svg, i, span, img")).slice(0, 6)]) {
+      for (const c of iconClasses(n)) classes.add(c);
+      if (/material-(icons|symbols)/.test(n.getAttribute("class") || "")) {
+        const t = norm(n.textContent);
+        if (t && t.length <= 40) classes.add(t);
+      }
+    }
+    if (classes.size) icon.classes = Array.from(classes).sort().slice(0, 8);
+    return Object.keys(icon).length ? icon : null;
+  };
+  // The icon as a selector the replay can look for (then up to its control):
+  // the sprite symbol, else the most specific icon class.
+  const GENERIC_ICON = /^(icon|icons|fa[a-z]?|bi|mdi|bx[sl]?|ti|ri|la[srb]?|ion|lucide|feather|octicon|glyphicon|codicon|material-(icons|symbols)[a-z-]*)$/i;
+  const iconSelector = (icon) => {
+    if (icon.symbol) return `use[*|href$=${JSON.stringify(icon.symbol)}]`; // href or xlink:href
+    const specific = (icon.classes || []).filter((c) => /^[A-Za-z_][A-Za-z0-9_-]*-[A-Za-z0-9_-]+$/.test(c) && !GENERIC_ICON.test(c));
+    specific.sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
+    return specific.length ? "." + specific[0] : null;
+  };
+  // How many controls that selector leads to: each icon's nearest ancestor
+  // that looks clickable or has the control's tag (what the replay's xpath does).
+  const iconControls = (css, tag) => {
+    let nodes;
+    try { nodes = Array.from(document.querySelectorAll(css)); } catch (e) { return null; }
+    const marks = CONTROL_MARKS + ", " + tag;
+    const out = new Set(nodes.map((n) => n.parentElement && n.parentElement.closest(marks)).filter(Boolean));
+    return out.size;
   };
 
   // The accessible name, close to what Playwright's getByRole(name) computes:
@@ -184,7 +394,12 @@
     if (d.test_id) m.test_id = TEST_ID_ATTRS.reduce((n, a) => n + q(`[${a}="${CSS.escape(d.test_id)}"]`), 0);
     const all = Array.from(document.querySelectorAll(INTERACTIVE + ", label, h1, h2, h3, h4, h5, h6, img")).slice(0, 3000);
     if (d.role && d.name) m.role = all.filter((n) => implicitRole(n) === d.role && accessibleName(n) === d.name).length;
-    if (d.label) m.label = all.filter((n) => ["INPUT", "SELECT", "TEXTAREA"].includes(n.tagName) && labelText(n) === d.label).length;
+    const byLabel = (n) => ["INPUT", "SELECT", "TEXTAREA"].includes(n.tagName) ? labelText(n) :
+      isEditableRoot(n) && ["labelledby", "aria-label"].includes(fieldLabel(n).source) ? fieldLabel(n).text : null;
+    if (d.label && (!d.editable || ["labelledby", "aria-label"].includes(d.label_source)))
+      m.label = all.filter((n) => byLabel(n) === d.label).length;
+    if (d.editor_css) m.editor = q(d.editor_css);
+    if (d.icon_css) { const n = iconControls(d.icon_css, d.tag); if (n !== null) m.icon = n; }
     if (d.attrs.placeholder) m.placeholder = q(`[placeholder="${CSS.escape(d.attrs.placeholder)}"]`);
     if (d.text) m.text = all.filter((n) => !["INPUT", "SELECT", "TEXTAREA"].includes(n.tagName) && domText(n) === d.text).length;
     if (d.id) m.id = q("#" + CSS.escape(d.id));
@@ -261,37 +476,59 @@
   };
 
   // What a replay compares with the demonstration: cheap, no page-wide counts.
+  // An editor's content is never evidence: its label is what it is known by.
   const evidence = (el) => {
     const tag = el.tagName.toLowerCase();
     const field = ["input", "select", "textarea"].includes(tag);
+    const editable = isEditableRoot(el);
     const attrs = {};
     for (const a of ["type", "href", "name"]) { const v = el.getAttribute(a); if (v !== null) attrs[a] = v; }
-    return { tag, role: implicitRole(el), name: accessibleName(el), text: field ? null : domText(el),
-             label: field ? labelText(el) : null, attrs, containers: containers(el),
-             visible: visible(el),
-             ident: el.__teachdId || (el.__teachdId = (window.__teachdSeq = (window.__teachdSeq || 0) + 1)) };
+    const ev = { tag, role: implicitRole(el), name: accessibleName(el), text: field || editable ? null : domText(el),
+                 label: field ? labelText(el) : editable ? fieldLabel(el).text : null, attrs, containers: containers(el),
+                 visible: visible(el), editable, icon: iconOf(el),
+                 classes: editorClasses(el),
+                 ident: el.__teachdId || (el.__teachdId = (window.__teachdSeq = (window.__teachdSeq || 0) + 1)) };
+    return ev;
   };
   window.__teachdEvidence = evidence;
 
-  const describe = (el) => {
+  // ``opts.icon``: the person clicked on an icon, so the control's icon is
+  // part of what it is (a control with no name keeps its icon anyway).
+  const describe = (el, opts = {}) => {
     const attrs = {};
-    for (const a of ["name", "type", "placeholder", "aria-label", "autocomplete", "href", "title", "alt"]) {
+    for (const a of ["name", "type", "placeholder", "aria-label", "autocomplete", "href", "title", "alt",
+      "aria-placeholder", "data-placeholder", "contenteditable"]) {
       const v = el.getAttribute(a);
       if (v !== null) attrs[a] = v;
     }
     if (el.tagName === "OPTION" && el.hasAttribute("value")) attrs.value = el.getAttribute("value");
     const tag = el.tagName.toLowerCase();
+    const field = ["input", "select", "textarea"].includes(tag);
+    const editable = isEditableRoot(el);
     const testAttr = TEST_ID_ATTRS.find((a) => el.hasAttribute(a));
     const d = {
       tag, role: implicitRole(el), name: accessibleName(el),
-      text: ["input", "select", "textarea"].includes(tag) ? null : domText(el),
+      text: field || editable ? null : domText(el),
       id: el.id || null, test_id: testAttr ? el.getAttribute(testAttr) : null, attrs,
-      label: ["input", "select", "textarea"].includes(tag) ? labelText(el) : null,
+      label: field ? labelText(el) : null,
       css: cssPath(el), xpath: xpath(el), bbox: rect(el),
       frame_url: window === window.top ? null : location.href,
       sensitive: isSensitive(el),
       container: container(el),
+      classes: editorClasses(el),
     };
+    if (editable) {
+      const fl = fieldLabel(el);
+      Object.assign(d, { editable: true, label: fl.text, label_source: fl.source, editor_css: editorSelector(el) });
+      const ph = placeholderOf(el);
+      if (ph && !attrs["aria-placeholder"] && !attrs["data-placeholder"]) attrs["data-placeholder"] = ph;
+    }
+    const icon = iconOf(el);
+    if (icon && (opts.icon || !d.name)) {
+      d.icon = icon;
+      const css = iconNode(el) !== el ? iconSelector(icon) : null;
+      if (css) d.icon_css = css;
+    }
     const sameRole = Array.from(document.querySelectorAll(tag)).filter((n) => accessibleName(n) === d.name);
     d.nth = Math.max(0, sameRole.indexOf(el));
     d.matches = countMatches(el, d);
@@ -317,13 +554,25 @@
   // Typing is sent once the person pauses, leaves the field, or acts elsewhere,
   // so a half-typed value (say, the start of a token) is not written.
   const pending = new Map();
+  // A rich-text editor is described as it was before the first keystroke
+  // (its placeholder gone, its size changed, by then): once per element.
+  const before = new WeakMap();
+  const remember = (el) => {
+    const host = editableHost(el);
+    if (host && !before.has(host)) before.set(host, describe(host));
+    return host;
+  };
+  const describeTarget = (el, opts) => {
+    const host = remember(el);
+    return host ? { ...before.get(host), sensitive: isSensitive(host) } : describe(el, opts);
+  };
   const flush = (el) => {
     const entry = pending.get(el);
     if (!entry) return;
     clearTimeout(entry.timer);
     pending.delete(el);
-    const d = describe(el);
-    if (d.sensitive) emit({ kind: "input", target: d, masked: true });
+    const d = describeTarget(el);
+    if (d.sensitive || isSensitive(el)) emit({ kind: "input", target: { ...d, sensitive: true }, masked: true });
     else emit({ kind: "input", target: d, value: el.isContentEditable ? el.innerText : el.value });
   };
   const flushAll = () => Array.from(pending.keys()).forEach(flush);
@@ -337,13 +586,19 @@
     const shift = { x: e.screenX - e.clientX, y: e.screenY - e.clientY };
     emit({ kind: "click", x: e.clientX, y: e.clientY, screen_x: e.screenX, screen_y: e.screenY,
            button: ["left", "middle", "right"][e.button] || "left", url: location.href,
-           target: describe(el), sensitive_boxes: sensitiveBoxes(), screen_shift: shift,
-           viewport: { w: window.innerWidth, h: window.innerHeight, dpr: window.devicePixelRatio } });
+           target: describeTarget(el, { icon: iconish(e.target) }), sensitive_boxes: sensitiveBoxes(),
+           screen_shift: shift, viewport: viewport() });
+    pageTextSoon();
   }, true);
+
+  // Before the editor changes: the first keystroke's beforeinput comes first.
+  document.addEventListener("beforeinput", (e) => { if (!isBar(e.target)) remember(e.target); }, true);
 
   document.addEventListener("input", (e) => {
     const el = e.target;
     if (!el || el.nodeType !== 1 || isBar(el)) return;
+    remember(el);
+    pageTextSoon();
     const tag = el.tagName;
     const type = (el.getAttribute("type") || "").toLowerCase();
     if (tag === "SELECT" || type === "checkbox" || type === "radio") return; // sent on change
@@ -371,6 +626,7 @@
   document.addEventListener("focusout", (e) => { flush(e.target); BAR.blurred(e.target); }, true);
   document.addEventListener("focusin", (e) => {
     if (isBar(e.target)) return;
+    remember(e.target);
     if (BAR.armedFor(e.target)) { markSecret(e.target); emit({ kind: "marked" }); }
     BAR.focused(e.target);
   }, true);
@@ -405,10 +661,38 @@
     if (el) flush(el);
     const mods = ["Alt", "Control", "Meta", "Shift"].filter((m) => e.getModifierState(m));
     emit({ kind: "key", key: e.key === " " ? "Space" : e.key, modifiers: mods, url: location.href,
-           target: el && el !== document.body ? describe(el) : null });
+           target: el && el !== document.body ? describeTarget(el) : null });
+    pageTextSoon();
   }, true);
 
-  const pageEvent = () => { if (window === window.top) emit({ kind: "page", url: location.href, title: document.title }); };
+  // The page as the person last saw it, for the skill's success check: its
+  // visible text (never a field's value; a masked editor's content blanked),
+  // sent a little after each action and as the page goes away.
+  function pageText() {
+    let text = document.body ? document.body.innerText || "" : "";
+    for (const el of document.querySelectorAll("[contenteditable], [data-teachd-secret]")) {
+      if (!el.isContentEditable || !isSensitive(editableHost(el) || el)) continue;
+      const inner = el.innerText || "";
+      if (inner.trim()) text = text.split(inner).join(" ");
+    }
+    text = text.split("\n").map((line) => line.replace(/[ \t\u00a0]+/g, " ").trim()).filter(Boolean).join("\n");
+    return { url: location.href, title: document.title, text: text.slice(0, 20000) };
+  }
+  window.__teachdPageText = pageText;
+  const textTimers = [];
+  function pageTextSoon() {
+    if (window !== window.top) return;
+    textTimers.splice(0).forEach(clearTimeout);
+    for (const ms of [1000, 4000]) textTimers.push(setTimeout(() => emit({ kind: "page_text", ...pageText() }), ms));
+  }
+  if (window === window.top) window.addEventListener("pagehide", () => emit({ kind: "page_text", ...pageText() }));
+  function viewport() { return { w: window.innerWidth, h: window.innerHeight, dpr: window.devicePixelRatio }; }
+
+  const pageEvent = () => {
+    if (window !== window.top) return;
+    emit({ kind: "page", url: location.href, title: document.title, viewport: viewport() });
+    pageTextSoon();
+  };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", pageEvent, { once: true });
   else pageEvent();
   for (const fn of ["pushState", "replaceState"]) {

@@ -178,6 +178,12 @@ def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Out
                 if live:  # let the page hand over typing it still holds
                     live[-1].evaluate("window.dispatchEvent(new Event('beforeunload'))")
                     live[-1].wait_for_timeout(POLL_MS)
+            try:  # the final page's visible text, for the skill's success check
+                live = [p for p in ctx.pages if not p.is_closed()]
+            except Exception:
+                live = []
+            with contextlib.suppress(Exception):
+                capture.write_page_text(live)
             with contextlib.suppress(Exception):
                 ctx.close()
         ok = True

@@ -5,6 +5,7 @@ depends on another's runs, rules or versions)."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from teachd.demo.sampleapp.drift import SLUG, Taught, replay_cli, teach_task, teachd_env
@@ -14,11 +15,12 @@ APPROVE_ALL = "once\n" * 80
 __all__ = ["PASSWORD", "SLUG", "copy_home", "replay", "teach_sample"]
 
 
-def teach_sample(base: Path) -> Taught:
+def teach_sample(base: Path, teach: Callable[[Path, str, dict[str, str]], Taught] = teach_task) -> Taught:
+    """``teach`` (the sample task, or another of the sample app's) in a new home under ``base``."""
     home, user = base / "home", base / "user"
     home.mkdir(mode=0o700)
     user.mkdir()
-    return teach_task(home, PASSWORD, teachd_env(home, user))
+    return teach(home, PASSWORD, teachd_env(home, user))
 
 
 def copy_home(taught: Taught, dest: Path) -> dict[str, str]:

@@ -87,3 +87,139 @@ def test_nothing_found_and_only_refusals_halt_with_the_reason() -> None:
     assert "ambiguous" in choose(expect, [], ["role"]).reason
     refused = choose(expect, [Candidate(1, {"css"}, {"role": "button", "name": "Cancel"})], [])
     assert refused.candidate is None and "Cancel" in refused.reason
+
+
+# -- controls that changed tag across an upgrade, and icon-only controls (issue 23) --
+
+FORM_COLLECTION = {"role": "form", "name": "Collection"}
+FORM_SEARCH = {"role": "form", "name": "Search"}
+FOOTER_FORM = {"role": "form", "name": "Post"}
+MORE = {"symbol": "#icon-more", "title": None, "classes": []}
+
+
+def submit_input() -> dict:
+    return {"tag": "input", "role": "button", "name": "Create", "type": "submit", "container": FORM_COLLECTION}
+
+
+def test_a_submit_input_that_became_a_button_with_the_same_name_in_the_same_form_is_the_control() -> None:
+    button = {"tag": "button", "role": "button", "name": "Create", "text": "Create",
+              "attrs": {"type": "submit"}, "containers": [FORM_COLLECTION]}
+    assert agrees(submit_input(), button, {"role"}).score == EXACT
+    untyped = {**button, "attrs": {}}  # <button>Create</button>: submit by default
+    assert agrees(submit_input(), untyped, {"role"}).score == EXACT
+    back = {"tag": "input", "role": "button", "name": "Create", "attrs": {"type": "submit"},
+            "containers": [FORM_COLLECTION]}
+    expect_button = {"tag": "button", "role": "button", "name": "Create", "container": FORM_COLLECTION}
+    assert agrees(expect_button, back, {"role"}).score == EXACT  # and back again
+
+
+def test_a_retagged_control_needs_the_exact_name_the_same_role_and_the_same_form() -> None:
+    button = {"tag": "button", "role": "button", "name": "Create", "attrs": {}, "containers": [FORM_COLLECTION]}
+    assert agrees(submit_input(), {**button, "name": "Create draft"}, {"role"}).score == NONE
+    assert agrees(submit_input(), {**button, "containers": [FORM_SEARCH]}, {"role"}).score == NONE
+    link = {"tag": "a", "role": "link", "name": "Create", "attrs": {"href": "/x"}, "containers": [FORM_COLLECTION]}
+    assert agrees(submit_input(), link, {"text"}).score == EXACT  # a link ↔ button swap, exact name
+    menu = {"tag": "div", "role": "menuitem", "name": "Create", "attrs": {}, "containers": [FORM_COLLECTION]}
+    assert agrees(submit_input(), menu, {"text"}).score == NONE
+
+
+def test_of_two_create_buttons_only_the_one_in_the_demonstrated_form_is_chosen() -> None:
+    mine = {"tag": "button", "role": "button", "name": "Create", "attrs": {}, "containers": [FORM_COLLECTION]}
+    other = {"tag": "button", "role": "button", "name": "Create", "attrs": {}, "containers": [FORM_SEARCH]}
+    picked = choose(submit_input(), [Candidate(1, {"role"}, other), Candidate(2, {"role"}, mine)], ["role"])
+    assert picked.candidate is not None and picked.candidate.identity == 2
+    twins = choose(submit_input(), [Candidate(1, {"role"}, mine), Candidate(2, {"css"}, dict(mine))], ["role"])
+    assert twins.candidate is None and "ambiguous" in twins.reason
+
+
+def test_a_link_that_became_a_button_with_more_words_in_the_same_place_is_accepted_below_an_exact_match() -> None:
+    main = {"role": "main"}
+    expect = {"tag": "a", "role": "link", "name": "Add collection", "href": "/collections/new", "container": main}
+    longer = {"tag": "button", "role": "button", "name": "Add new collection", "attrs": {"type": "button"},
+              "containers": [main]}
+    verdict = agrees(expect, longer, {"role~"})
+    assert NONE < verdict.score < GAINED
+    exact = {"tag": "a", "role": "link", "name": "Add collection", "attrs": {"href": "/collections/new"},
+             "containers": [main]}
+    picked = choose(expect, [Candidate(1, {"role~"}, longer), Candidate(2, {"css"}, exact)], [])
+    assert picked.candidate is not None and picked.candidate.identity == 2
+    gained_link = {**exact, "name": "Add a collection", "attrs": {"href": "/collections/new"}}
+    picked = choose(expect, [Candidate(1, {"role~"}, longer), Candidate(2, {"role~"}, gained_link)], [])
+    assert picked.candidate is not None and picked.candidate.identity == 2  # the same role agrees better
+
+
+def test_a_link_that_became_a_button_and_lost_words_or_moved_is_refused() -> None:
+    main, aside = {"role": "main"}, {"role": "complementary"}
+    expect = {"tag": "a", "role": "link", "name": "Add collection", "href": "/collections/new", "container": main}
+    lost = {"tag": "button", "role": "button", "name": "Add", "attrs": {}, "containers": [main]}
+    assert agrees(expect, lost, {"role~"}).score == NONE
+    moved = {"tag": "button", "role": "button", "name": "Add new collection", "attrs": {}, "containers": [aside]}
+    assert agrees(expect, moved, {"role~"}).score == NONE
+    nowhere = {k: v for k, v in expect.items() if k != "container"}  # no place demonstrated: no gained swap
+    assert agrees(nowhere, {**lost, "name": "Add new collection"}, {"role~"}).score == NONE
+
+
+def icon_control(symbol: str | None, name: str | None = None, tag: str = "div", role: str | None = None,
+                 box: dict = FOOTER_FORM, **icon) -> dict:
+    return {"tag": tag, "role": role, "name": name, "text": name, "attrs": {},
+            "icon": {"symbol": symbol, "title": None, "classes": [], **icon}, "containers": [box]}
+
+
+def icon_expect() -> dict:
+    return {"tag": "div", "role": None, "name": None, "text": None, "icon": MORE, "container": FOOTER_FORM}
+
+
+def test_an_icon_only_toggle_that_became_a_named_button_is_found_by_its_icon_and_place() -> None:
+    same = icon_control("#icon-more")
+    assert agrees(icon_expect(), same, {"css"}).score == EXACT
+    named = icon_control("#icon-more", "More actions", tag="button", role="button")
+    assert agrees(icon_expect(), named, {"css~"}).score == GAINED
+    picked = choose(icon_expect(), [Candidate(1, {"css~"}, named),
+                                    Candidate(2, {"css~"}, icon_control("#icon-share"))], ["css~"])
+    assert picked.candidate is not None and picked.candidate.identity == 1
+
+
+def test_another_icon_in_the_same_footer_or_the_same_icon_elsewhere_is_refused() -> None:
+    share = icon_control("#icon-share")
+    verdict = agrees(icon_expect(), share, {"css"})
+    assert verdict.score == NONE and "another icon" in verdict.reason
+    assert agrees(icon_expect(), icon_control("#icon-more", box={"role": "banner"}), {"css"}).score == NONE
+    assert agrees(icon_expect(), {**share, "icon": None}, {"css"}).score == NONE  # no icon at all
+    checkbox = icon_control("#icon-more", role="checkbox", tag="input")
+    assert agrees({**icon_expect(), "role": "button"}, checkbox, {"css"}).score == NONE
+
+
+def test_icon_identity_by_title_or_a_naming_class_token_never_a_generic_one() -> None:
+    fa = {**icon_expect(), "icon": {"symbol": None, "title": None, "classes": ["fa", "fa-solid", "fa-ellipsis"]}}
+    same = icon_control(None, classes=["fa-solid", "fa-ellipsis", "fa-fw"])
+    assert agrees(fa, same, {"css"}).score == EXACT
+    other = icon_control(None, classes=["fa", "fa-solid", "fa-share"])
+    assert agrees(fa, other, {"css"}).score == NONE  # only the set's own classes in common
+    titled = {**icon_expect(), "icon": {"symbol": None, "title": "More", "classes": []}}
+    assert agrees(titled, icon_control(None, title="more"), {"css"}).score == EXACT
+    assert agrees(titled, icon_control(None, title="Share"), {"css"}).score == NONE
+    both = icon_control("#icon-share", classes=["icon-more"])  # a symbol decides before classes
+    assert agrees({**icon_expect(), "icon": {**MORE, "classes": ["icon-more"]}}, both, {"css"}).score == NONE
+
+
+def test_two_matching_icons_in_the_same_footer_are_ambiguous() -> None:
+    twins = [Candidate(1, {"css~"}, icon_control("#icon-more")), Candidate(2, {"css~"}, icon_control("#icon-more"))]
+    assert "ambiguous" in choose(icon_expect(), twins, ["css~"]).reason
+
+
+def test_a_class_the_author_gave_breaks_a_tie_only_when_one_element_still_has_it() -> None:
+    """Django 4.2 → 5.2: the "Choose" link became the button "Choose selected
+    permissions" (class selector-add), beside "Choose all permissions"
+    (selector-chooseall): both kept the word, one kept the class."""
+    form = {"role": "form", "name": "Add group"}
+    expect = {"tag": "a", "role": "link", "name": "Choose", "classes": ["selector-add"], "container": form}
+    add = {"tag": "button", "role": "button", "name": "Choose selected permissions", "classes": ["selector-add"],
+           "containers": [form]}
+    add_all = dict(add, name="Choose all permissions", classes=["selector-chooseall"])
+    picked = choose(expect, [Candidate(1, {"role~"}, add_all), Candidate(2, {"role~"}, add)], ["role~"])
+    assert picked.candidate is not None and picked.candidate.identity == 2
+    # both still carry it, or neither was taught with one: a tie stays a halt
+    twin = dict(add, name="Choose selected groups")
+    assert choose(expect, [Candidate(1, {"role~"}, twin), Candidate(2, {"role~"}, add)], []).candidate is None
+    bare = {k: v for k, v in expect.items() if k != "classes"}
+    assert choose(bare, [Candidate(1, {"role~"}, add_all), Candidate(2, {"role~"}, add)], []).candidate is None

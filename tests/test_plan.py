@@ -131,3 +131,52 @@ def test_a_choice_keeps_its_label_for_when_the_values_change() -> None:
     steps, _ = plan_of([page(url), {"type": "input", "target": menu, "value": "17", "option_text": "Travel"}])
     choice = next(s for s in steps if s["action"] == "select")
     assert choice["option"] == "Travel" and choice["param"] == "category"
+
+
+def success_of(events: list[dict]) -> tuple[dict, str]:
+    c = compile_recording(recording(events))
+    return json.loads(c.references[STEPS_FILE])["success"], c.body
+
+
+def post_events(final_text: str | None) -> list[dict]:
+    url = "https://cms.example.com/posts/new"
+    events = [
+        page(url, "Add post"),
+        {"type": "input", "target": field("Title"), "value": "Open  day"},
+        {"type": "input", "target": field("Body", xpath="/html/body/main/form/div"),
+         "value": "Join us on Saturday"},
+        {"type": "input", "target": field("Password", xpath="/html/body/main/form/input[3]",
+                                          attrs={"type": "password"}), "masked": True},
+        {"type": "input", "target": field("Tag", xpath="/html/body/main/form/input[4]"), "value": "Tax"},
+        {"type": "input", "target": field("Count", xpath="/html/body/main/form/input[5]"), "value": "42"},
+        {"type": "click", "target": target("Publish"), "url": url},
+        page("https://cms.example.com/posts/7", "Open day"),
+    ]
+    if final_text is not None:
+        events.append({"type": "page_text", "url": "https://cms.example.com/posts/7", "title": "Open day",
+                       "text": final_text, "tab": 0})
+    return events
+
+
+def test_the_success_check_asks_for_the_values_the_final_page_showed() -> None:
+    text = "Published.\n OPEN DAY\n Join us on   Saturday — see you!\n Taxis welcome. 42 seats"
+    success, body = success_of(post_events(text))
+    assert "It shows this run's {{title}}, {{body}}" in body
+    # title and body were shown (case and spacing aside); "Tax" only inside "Taxis", "42" too short,
+    # the password is a secret, never a shown value
+    assert success["shows"] == ["{{title}}", "{{body}}"]
+    assert "Join us" not in json.dumps(success)  # placeholders, never the text itself
+
+
+def test_without_the_final_text_the_success_check_is_what_it_was() -> None:
+    success, body = success_of(post_events(None))
+    assert "It shows this run's" not in body
+    assert "shows" not in success and success["url_pattern"] == "https://cms.example.com/posts/*"
+    success, _ = success_of(post_events("Published. Nothing you typed is here."))
+    assert "shows" not in success
+
+
+def test_the_shown_values_compile_to_the_same_bytes_every_time() -> None:
+    text = "Open day Join us on Saturday"
+    first = compile_recording(recording(post_events(text))).references[STEPS_FILE]
+    assert all(compile_recording(recording(post_events(text))).references[STEPS_FILE] == first for _ in range(3))

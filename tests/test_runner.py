@@ -137,3 +137,46 @@ def test_a_plan_from_a_newer_teachd_is_refused_in_one_line(taught, cli_env_runne
     lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
     assert p.returncode == 4 and len(lines) == 1, p.stderr
     assert "newer than this teachd reads" in lines[0] and "Traceback" not in p.stderr
+
+
+def _edit_success(env: dict[str, str], cli_env_runner, tmp_path: Path, edit) -> None:
+    """Change the taught skill's success check (as a newer teachd or a person could)."""
+    envelope = json.loads(cli_env_runner(env, "skills", "export", SLUG, "--format", "json").stdout)
+    steps = json.loads(envelope["files"]["references/steps.json"])
+    edit(steps)
+    envelope["files"]["references/steps.json"] = json.dumps(steps)
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(envelope))
+    assert cli_env_runner(env, "skills", "update", SLUG, "--from", str(edited)).returncode == 0
+
+
+def test_a_run_whose_end_cannot_show_the_effect_is_unverified_and_exits_1(taught, cli_env_runner, tmp_path) -> None:
+    env, port = taught
+
+    def nothing_checkable(steps: dict) -> None:
+        last = steps["steps"][-1]
+        steps["success"] = {"url": last["page"], "url_pattern": last["expect"]["url_pattern"], "title": None}
+        last["page"] = last["expect"]["url"]  # the end is the page the last step acted on
+
+    _edit_success(env, cli_env_runner, tmp_path, nothing_checkable)
+    with SampleApp(password=PASSWORD, port=port) as app:
+        code, out, err = replay(env)
+        assert len(app.state.reports) == 1  # it did act; it just cannot say the effect is there
+    assert code == 1 and out["status"] == "unverified", (out, err[-1500:])
+    assert "nothing on the final page could confirm the effect" in out["message"]
+    fb = cli_env_runner(env, "feedback", out["run_id"], "--skill", SLUG, "success")
+    assert fb.returncode == 0, fb.stderr  # a person settles it with one click
+
+
+def test_a_final_page_without_this_runs_values_is_a_failure(taught, cli_env_runner, tmp_path) -> None:
+    env, port = taught
+    _edit_success(env, cli_env_runner, tmp_path, lambda steps: steps["success"].update(shows=["{{name}}"]))
+    with SampleApp(password=PASSWORD, port=port):
+        code, out, err = replay(env, "--param", "name=Night shift")  # the group is saved under this name
+    assert code == 0 and out["status"] == "success", (out.get("message"), err[-1500:])
+    _edit_success(env, cli_env_runner, tmp_path,
+                  lambda steps: steps["success"].update(shows=["{{name}}", "{{description}}"]))
+    with SampleApp(password=PASSWORD, port=port):
+        code, out, err = replay(env)  # the audit log never shows the report's description
+    assert code == 1 and out["status"] == "failure"
+    assert "does not show this run's {{description}}" in out["message"]

@@ -10,6 +10,13 @@ click, so agreement is earned, not assumed:
 - the element must live where it lived: the same list, form, dialog or
   landmark (an option of "Chosen" is not an option of "Available");
 - a link must lead where it led, unless a stable id or test id vouches;
+- a control may change its tag across an upgrade (``<input type=submit
+  value=Create>`` → ``<button>Create</button>``) only keeping its role, its
+  exact name and its container; a link that became a button (or back) may
+  have gained words, in the same container, scoring below any exact match;
+- an icon-only control (no name demonstrated) is known by its icon: the same
+  symbol, title or icon class in the same container — it may have gained a
+  name ("More actions"); another icon is another control;
 - every visible match of every locator is a candidate; the best agreement
   wins, a stable identity breaks a tie, position never does; a tie left is
   ambiguity, and ambiguity halts.
@@ -27,7 +34,16 @@ from typing import Any
 # visible name changed (a relabel, a translation).
 STRONG = frozenset({"test_id", "id", "attr:name", "attr:value"})
 EXACT, GAINED, NONE = 3, 2, 0
+# A link that became a button (or back) whose name gained words: accepted,
+# below any element that agrees better (a GAINED name of the same role wins).
+SWAPPED_GAINED = 1.5
 _CLICKABLE = frozenset({"link", "button"})  # a link that became a button is still the target
+# Icon class tokens that say "an icon" or how it is drawn, not which icon:
+# sharing one of these proves nothing (every icon of the set has it).
+_GENERIC_ICON_CLASS = re.compile(
+    r"^(fa[srlbdt]?|fa-(solid|regular|light|thin|duotone|brands|fw|lg|sm|xs|xl|\dx)|bi|icon|icons|"
+    r"svg-inline--fa|material-icons(-\w+)?|material-symbols(-\w+)?|lucide|feather|glyphicon|octicon|"
+    r"ui-icon|dashicons|icon-(btn|button|sm|lg|xs|xl)|.*-(btn|button)|btn.*)$")
 
 
 def words(text: str | None) -> list[str]:
@@ -88,31 +104,75 @@ def container_agrees(expected: Mapping[str, Any] | None,
 
 @dataclass
 class Verdict:
-    score: int  # 0: refused
+    score: float  # 0: refused
     reason: str
+
+
+def _icon_tokens(icon: Mapping[str, Any]) -> set[str]:
+    return {str(c) for c in icon.get("classes") or [] if c and not _GENERIC_ICON_CLASS.match(str(c))}
+
+
+def icon_agrees(expected: Mapping[str, Any] | None, found: Mapping[str, Any] | None) -> bool | None:
+    """Is the found icon the demonstrated one? None when nothing was
+    demonstrated to compare. A symbol decides when both have one, then a
+    title, then a class token that names the icon (not one every icon has)."""
+    if not expected:
+        return None
+    if not found:
+        return False
+    for key in ("symbol", "title"):
+        want, got = str(expected.get(key) or "").strip(), str(found.get(key) or "").strip()
+        if want and got:
+            return want == got if key == "symbol" else want.lower() == got.lower()
+    return bool(_icon_tokens(expected) & _icon_tokens(found))
+
+
+def _icon_only(expect: Mapping[str, Any], found: Mapping[str, Any]) -> Verdict:
+    """A control demonstrated with no name at all: its icon and its place are
+    the evidence; tag and type may have changed, and it may have gained a name."""
+    role, frole = expect.get("role"), found.get("role")
+    if role and frole and role != frole and not {role, frole} <= _CLICKABLE:
+        return Verdict(NONE, f"has role {frole}, expected {role}")
+    same = icon_agrees(expect.get("icon"), found.get("icon"))
+    if not same:
+        return Verdict(NONE, "shows another icon" if found.get("icon") else "shows no icon")
+    place, why = container_agrees(expect.get("container"), found.get("containers") or [])
+    if place != AGREE:
+        return Verdict(NONE, why)
+    return Verdict(GAINED if _names(found) else EXACT, "agrees by its icon")
 
 
 def agrees(expect: Mapping[str, Any], found: Mapping[str, Any], via: set[str]) -> Verdict:
     """How well one found element matches the demonstrated evidence."""
+    if expect.get("icon") and not _names(expect):
+        return _icon_only(expect, found)
     strong = bool(via & STRONG)
     role, frole = expect.get("role"), found.get("role")
     swapped = bool(role and frole and role != frole and {role, frole} <= _CLICKABLE)
     tag, ftag = expect.get("tag"), (found.get("tag") or "").lower()
-    if tag and ftag and tag != ftag and not swapped:
+    place, why = container_agrees(expect.get("container"), found.get("containers") or [])
+    # Another tag, the same control: its role, its exact name and its
+    # container kept (<input type=submit value=Create> → <button>Create</button>),
+    # or its icon (a named control that kept its symbol).
+    retagged = bool(tag and ftag and tag != ftag and not swapped and place == AGREE and (
+        (role and role == frole and best_name_score(expect, found) == EXACT)
+        or icon_agrees(expect.get("icon"), found.get("icon"))))
+    if tag and ftag and tag != ftag and not swapped and not retagged:
         return Verdict(NONE, f"is a <{ftag}>, expected <{tag}>")
-    if role and frole and role != frole and not swapped:
+    if role and frole and role != frole and not swapped and not retagged:
         return Verdict(NONE, f"has role {frole}, expected {role}")
     etype, ftype = expect.get("type"), (found.get("attrs") or {}).get("type")
-    if etype and ftype and etype.lower() != str(ftype).lower() and not swapped:
+    if etype and ftype and etype.lower() != str(ftype).lower() and not swapped and not retagged:
         return Verdict(NONE, f"is type {ftype}, expected {etype}")
     href, fhref = expect.get("href"), (found.get("attrs") or {}).get("href")
     vouched = strong or bool(href and fhref == href)
-    place, why = container_agrees(expect.get("container"), found.get("containers") or [])
     if place == ELSEWHERE or (place == RENAMED and not vouched):
         return Verdict(NONE, why)
     if href and fhref and href != fhref and not via & {"test_id", "id"}:
         return Verdict(NONE, f"leads to {fhref}, expected {href}")
     score = best_name_score(expect, found) if _names(expect) else EXACT
+    if swapped and score == GAINED and expect.get("container") and place == AGREE:
+        return Verdict(SWAPPED_GAINED, "agrees (a link that became a button, or back; its name gained words)")
     if swapped and score != EXACT:
         return Verdict(NONE, f"is a {frole} named {(_names(found) or ['nothing'])[0]!r}, "
                              f"expected the {role} {_names(expect)[0]!r}")
@@ -151,6 +211,13 @@ def choose(expect: Mapping[str, Any], candidates: Sequence[Candidate],
         best = [c for rank, c in agreeing if rank == top]
         if len(best) == 1:
             return Choice(best[0], "found", tuple(sorted(best[0].via)))
+        # A class the page's author gave the demonstrated element (selector-add,
+        # btn-publish) is a weaker identity than an id: it breaks a tie only
+        # when exactly one of the tied elements still carries one of them.
+        taught = set(expect.get("classes") or [])
+        kept = [c for c in best if taught & set(c.found.get("classes") or [])]
+        if len(kept) == 1:
+            return Choice(kept[0], "found", tuple(sorted(kept[0].via)))
         return Choice(None, f"ambiguous: {len(best)} different elements match equally well")
     refused = [v.reason for v, _ in scored]
     if refused:

@@ -6,6 +6,19 @@ Anything unexpected halts the run with the step named: no silent wrong action.
 Waiting is Playwright's own: a target is looked for again when the page
 changes (a mutation counter the capture script keeps), never on a clock;
 navigations are awaited with ``wait_for_url``; effects with ``expect``.
+
+Typing must land in the app, not only in the DOM: after a ``type`` the page
+is let settle (its mutations and the requests the step started quiet for
+``QUIET_MS``, never longer than ``SETTLE_MAX``; a quiet page costs one look),
+the field is left as a person leaves it (blur: focusout, change) when that
+cannot close what the next step needs, and the page settles again. An
+editor (``contenteditable``) is verified where the app will read it: the
+form's input that carries its content; one that never receives the text
+halts the step. A submitting click waits for the page to settle first.
+
+The success check proves the effect where the demonstration showed it: the
+values this run typed on the final page (``success.shows``). A run with
+nothing checkable at its end is *unverified*, never a success.
 """
 
 from __future__ import annotations
@@ -26,7 +39,7 @@ from compiler.scope import in_scope, matches_pattern, url_pattern
 from teachd.errors import InvalidSkill, PolicyStop, TeachdError
 from teachd.runner.gate import Action, Gate
 from teachd.runner.guard import Layer, Stopped, element_location, focused_location, guard_for
-from teachd.runner.match import EXACT, GAINED, Candidate, Choice, choose, name_score
+from teachd.runner.match import EXACT, GAINED, Candidate, Choice, agrees, choose, name_score, words
 from teachd.runner.secrecy import MARK, Scrubber
 
 if TYPE_CHECKING:
@@ -35,13 +48,167 @@ if TYPE_CHECKING:
 
 STEP_TIMEOUT = 10.0  # seconds a step may look for its target (teachd run --step-timeout)
 NAV_TIMEOUT = 15.0
+SHOWS_TIMEOUT = 5.0  # seconds the final page may take to show this run's values once it is there
 MAX_MATCHES = 20  # candidates taken from one locator; more is a list, not a target
-# One round trip per locator: the evidence of every match, and the page's
-# mutation count (what a wait for the page to change starts from).
-_EVIDENCE = ("els => [window.__teachdMutations || 0,"
-             " els.map(e => window.__teachdEvidence ? window.__teachdEvidence(e) : null)]")
 _CHANGED = "m => (window.__teachdMutations || 0) !== m"
 _MARK = "teachd-target"
+
+QUIET_MS = 150  # the page counts as settled once this long without mutations or requests
+SETTLE_MAX = 2.0  # seconds one settle may take, however busy the page stays
+_POSITIONAL = frozenset({"css", "xpath"})  # where an element sat: never who it is
+FALLBACK_AFTER = 0.3  # seconds a target is looked for by its own locators before the fallback ones
+LOOK_MS = 1000  # a field gone after typing (a re-render, a navigation) is not looked for longer
+RECENT = 5.0  # seconds: requests started this recently are waited on before a submit
+TOOK_MAX = 2000  # ms an editor's form input may take, after the settle, to receive the text
+_TRAFFIC = frozenset({"fetch", "xhr", "document"})  # requests a step's effect can wait on
+# Milliseconds since the element's document last changed (a style-only change
+# is animation, not the app answering), with the clock installed on first use.
+_CLOCK = """
+  const w = e.ownerDocument.defaultView;
+  if (w.__teachdChangedAt === undefined) {
+    w.__teachdChangedAt = -1e9;
+    new w.MutationObserver((records) => {
+      if (records.some((r) => r.type !== "attributes" || (r.attributeName !== "style"
+          && !String(r.attributeName).startsWith("data-teachd")))) w.__teachdChangedAt = w.performance.now();
+    }).observe(e.ownerDocument, {subtree: true, childList: true, attributes: true, characterData: true});
+  }
+  const quiet = () => Math.min(1e9, w.performance.now() - w.__teachdChangedAt);
+"""
+_QUIET = "e => {" + _CLOCK + " return quiet(); }"
+# One round trip per locator: the evidence of every match, and the page's
+# mutation count (what a wait for the page to change starts from). It also
+# starts the document's change clock before anything is typed, and tells,
+# per match, what typing needs to know: an editor (``rich``; then what its
+# form's fields hold now, as a field that changes as it is typed into is
+# the editor's) and a field that owns a popup (leaving it could close what
+# the next step picks from).
+_EVIDENCE = "els => { const e = document.documentElement;" + _CLOCK + """
+  return [window.__teachdMutations || 0, els.map((el) => {
+    const ev = window.__teachdEvidence ? window.__teachdEvidence(el) : null;
+    if (!ev) return ev;
+    ev.popup = ["aria-autocomplete", "aria-haspopup", "aria-expanded", "aria-controls", "aria-owns", "list"]
+      .some((a) => el.hasAttribute(a)) || el.getAttribute("role") === "combobox";
+    ev.rich = el.isContentEditable && !["INPUT", "TEXTAREA"].includes(el.tagName);
+    const field = ["INPUT", "TEXTAREA"].includes(el.tagName);
+    ev.empty = field ? !el.value : ev.rich ? !el.textContent.trim() : null;
+    if (ev.rich) {
+      const fields = Array.from((el.closest("form") || el.ownerDocument).querySelectorAll("input, textarea"));
+      el.__teachdBefore = new Map(fields.map((f) => [f, f.value]));
+    }
+    return ev;
+  })];
+}"""
+# Once the page is quiet (or the field was left already): leave the field as
+# a person does (focusout, blur, change); returns [ms quiet, left yet].
+_LEAVE = "(e, [enough, left]) => {" + _CLOCK + """
+  if (left) return [quiet(), true];
+  if (quiet() < enough) return [quiet(), false];
+  const a = e.ownerDocument.activeElement;
+  const mine = a && a !== e.ownerDocument.body && (a === e || e.contains(a) || a.contains(e) ||
+    (!e.isConnected && (a.isContentEditable || ["INPUT", "TEXTAREA"].includes(a.tagName))));
+  if (mine) a.blur();
+  return [quiet(), true];
+}"""
+# Did the app take what was typed into an editor? "took": a field of its form
+# (or the document) that is not on screen holds the text, tags and spacing
+# aside; "tied": none yet, and one of them is the editor's own (referenced by
+# it, changed while it was typed into, a hidden textarea, or named like it);
+# "wait": none yet, some could still; "none": nothing to check.
+_TOOK = r"""(e, [typed, verdict]) => {
+  const squash = (s) => String(s || "").replace(/[\s\u00a0\u200b\ufeff]+/g, "");
+  const want = squash(typed);
+  if (!want) return "took";
+  const doc = e.ownerDocument, scope = e.closest("form") || doc;
+  const shown = (f) => { const r = f.getBoundingClientRect(); const s = getComputedStyle(f);
+    return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none"; };
+  const machinery = (f) => /csrf|token|nonce|authenticity|^_method$|^utf8$/i.test(f.name || f.id || "");
+  const fields = Array.from(scope.querySelectorAll("input, textarea")).filter((f) => f !== e && !e.contains(f)
+    && (f.type || "").toLowerCase() !== "password" && !machinery(f)
+    && ((f.type || "").toLowerCase() === "hidden" || !shown(f)));
+  const text = (v) => { try { return new DOMParser().parseFromString(v, "text/html").body.textContent; }
+                        catch (x) { return v; } };
+  const holds = (f) => { const v = String(f.value || "");
+    return squash(v).includes(want) || squash(text(v)).includes(want)
+      || squash(v).includes(squash(JSON.stringify(String(typed)).slice(1, -1))); };
+  if (fields.some(holds)) return "took";
+  if (!verdict) return fields.length ? "wait" : "none";
+  const words = (s) => (String(s || "").toLowerCase().match(/[a-z0-9]+/g) || [])
+    .filter((x) => !["editor", "ql", "container", "wrapper", "root", "field", "input", "rich", "text",
+                     "area", "div", "form", "content", "value", "hidden"].includes(x));
+  const mine = new Set();
+  const ids = [];
+  const named = ["aria-label", "id", "name", "data-name", "data-field", "aria-placeholder",
+                 "data-placeholder"];
+  for (let n = e, depth = 0; n && n.nodeType === 1 && n !== scope && depth < 5;
+       n = n.parentElement, depth++) {
+    for (const a of named) words(n.getAttribute(a)).forEach((x) => mine.add(x));
+    for (const id of (n.getAttribute("aria-labelledby") || "").split(/\s+/).filter(Boolean)) {
+      const l = doc.getElementById(id);
+      if (l) words(l.textContent).forEach((x) => mine.add(x));
+    }
+    for (const a of ["input", "data-input", "data-target", "aria-controls", "data-field-id"]) {
+      const v = n.getAttribute(a); if (v) ids.push(v.replace(/^#/, ""));
+    }
+  }
+  const before = e.__teachdBefore || new Map();
+  const tied = fields.some((f) => ids.includes(f.id) || (before.has(f) && before.get(f) !== f.value)
+    || f.tagName === "TEXTAREA" || words(f.name).concat(words(f.id)).some((x) => mine.has(x)));
+  return tied ? "tied" : "none";
+}"""
+# The final page's visible text holds each value as whole words, case and spacing aside.
+_SHOWS = r"""needles => {
+  const text = (document.body ? document.body.innerText : "").replace(/\s+/g, " ").toLowerCase();
+  const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const word = (n) => new RegExp("(?<![\\p{L}\\p{N}_])" + esc(n) + "(?![\\p{L}\\p{N}_])", "u");
+  return needles.filter((n) => !word(n).test(text));
+}"""
+
+
+class Traffic:
+    """The requests a page has under way (fetch, XHR, documents), from
+    Playwright's own events: what a settle waits on besides mutations. Only
+    requests started since a step began count: a long poll opened earlier is
+    not the step's effect."""
+
+    def __init__(self) -> None:
+        self.pending: dict[int, float] = {}
+        self.last = -1e9  # monotonic time of the last start or end
+        self.pages: list[Any] = []
+
+    def watch(self, page: Page) -> None:
+        if any(p is page for p in self.pages):
+            return
+        self.pages.append(page)
+        page.on("request", self._start)
+        page.on("requestfinished", self._end)
+        page.on("requestfailed", self._end)
+
+    def close(self) -> None:
+        for page in self.pages:
+            for event, fn in (("request", self._start), ("requestfinished", self._end),
+                              ("requestfailed", self._end)):
+                try:
+                    page.remove_listener(event, fn)
+                except (KeyError, ValueError):
+                    pass
+        self.pages.clear()
+
+    def _start(self, request: Any) -> None:
+        if request.resource_type in _TRAFFIC:
+            self.pending[id(request)] = self.last = time.monotonic()
+
+    def _end(self, request: Any) -> None:
+        if self.pending.pop(id(request), None) is not None:
+            self.last = time.monotonic()
+
+    def quiet_ms(self, since: float) -> float:
+        """Milliseconds without traffic the step started; 0 while some is under way."""
+        if self.under_way(since):
+            return 0.0
+        return 1e9 if self.last < since else (time.monotonic() - self.last) * 1000
+
+    def under_way(self, since: float) -> bool:
+        return any(t >= since for t in self.pending.values())
 
 
 def plain(text: str) -> str:
@@ -67,9 +234,15 @@ class StepResult:
 
 
 def via_label(loc: Locator) -> str:
-    if loc.attr == "loose":
+    if loc.attr in ("loose", "words"):
         return loc.by + "~"
     return f"attr:{loc.attr}" if loc.by == "attr" and loc.attr else loc.by
+
+
+def submits(found: Mapping[str, Any]) -> bool:
+    """Does clicking this element (as its evidence describes it) submit a form?"""
+    tag, kind = found.get("tag"), str((found.get("attrs") or {}).get("type") or "").lower()
+    return (tag == "input" and kind in ("submit", "image")) or (tag == "button" and kind in ("", "submit"))
 
 
 def pattern_regex(pattern: str) -> re.Pattern[str]:
@@ -84,6 +257,9 @@ def _locator(root: Page | Frame, loc: Locator) -> PwLocator:
         v = json.dumps(loc.value)
         return root.locator(", ".join(f"[{a}={v}]" for a in ("data-testid", "data-test-id",
                                                              "data-test", "data-qa")))
+    if by == "role" and loc.attr == "words":  # every word of the name, in any order, among others
+        every = "".join(rf"(?=.*\b{re.escape(w)}\b)" for w in words(loc.name))
+        return root.get_by_role(loc.role, name=re.compile(every, re.IGNORECASE))  # type: ignore[arg-type]
     if by == "role":
         return root.get_by_role(loc.role, name=loc.name, exact=exact)  # type: ignore[arg-type]
     if by == "label":
@@ -103,10 +279,14 @@ def _locator(root: Page | Frame, loc: Locator) -> PwLocator:
     raise InvalidSkill(f"unknown locator kind {by!r}")
 
 
-def type_like_a_person(target: PwLocator, value: str, editable: bool, timeout_ms: float) -> None:
+def type_like_a_person(target: PwLocator, value: str, editable: bool, timeout_ms: float,
+                       empty: bool = False) -> None:
     """Clear with keys, then one key event per character, so widgets that
-    listen to keystrokes see them; then check the field holds the value."""
-    current = target.input_value(timeout=timeout_ms) if editable else target.inner_text(timeout=timeout_ms)
+    listen to keystrokes see them; then check the field holds the value.
+    ``empty``: the field was just seen empty (its evidence), so it is not
+    read again (were it filled meanwhile, the check at the end halts)."""
+    current = "" if empty else \
+        target.input_value(timeout=timeout_ms) if editable else target.inner_text(timeout=timeout_ms)
     if current:
         target.press("ControlOrMeta+a")
         target.press("Backspace")
@@ -148,8 +328,15 @@ class Replayer:
         self.progress = progress or (lambda _msg: None)
         self.step_timeout = step_timeout
         self._step: int | None = None  # the step under way (named in a navigation's question)
+        self._next: PlanStep | None = None  # the step after it (may leaving a field close what it needs?)
+        self._acted_at = time.monotonic()  # when the last action began: the traffic a settle waits on
+        self._filled = ""  # the last action filled a field: "typed", or "choice" (a select or check)
+        self._found_in: Page | Frame | None = None  # where resolve found the last target
+        self.traffic = Traffic()
         self.results: list[StepResult] = []
         self.notes: list[str] = []
+        self.waited: dict[int, int] = {}  # step → times a settle after its typing waited
+        self.verified = False  # set by the success check: something on the final page confirmed the effect
 
     # -- finding the target ------------------------------------------------
     def _root(self, anchor: Anchor) -> Page | Frame | None:
@@ -161,14 +348,15 @@ class Replayer:
                 return frame
         return None
 
-    def _candidates(self, root: Page | Frame,
-                    anchor: Anchor) -> tuple[list[Candidate], list[str], int | None]:
-        """Every visible element any locator finds, with the evidence to judge
-        it; and the page's mutation count before the first look."""
-        by_identity: dict[int, Candidate] = {}
+    def _candidates(self, root: Page | Frame, ladder: list[Locator],
+                    known: list[Candidate] | None = None) -> tuple[list[Candidate], list[str], int | None]:
+        """Every visible element any locator finds (besides ``known`` ones),
+        with the evidence to judge it; and the page's mutation count before
+        the first look."""
+        by_identity: dict[int, Candidate] = {c.identity: c for c in known or []}
         ambiguous: list[str] = []
         mark: int | None = None
-        for loc in self._ladder(anchor):
+        for loc in ladder:
             label = via_label(loc)
             try:
                 found = _locator(root, loc)
@@ -191,6 +379,30 @@ class Replayer:
                     cand.where = (found, i)
         return list(by_identity.values()), ambiguous, mark
 
+    def _look(self, root: Page | Frame,
+              anchor: Anchor) -> tuple[list[Candidate], list[str], int | None, Choice]:
+        """The ladder's candidates and the choice among them. The locators
+        that name the element (test id, role, label, placeholder, id,
+        attribute) are asked first; when exactly one element answers them
+        and agrees exactly, nothing the rest could bring would beat it — a
+        position (css, xpath) never breaks a tie and a loose name scores
+        lower — so the rest are not asked (each is a round trip to the page)."""
+        ladder = self._ladder(anchor)
+        naming = [loc for loc in ladder if loc.by not in _POSITIONAL and loc.attr != "loose"]
+        if naming and len(naming) < len(ladder):
+            candidates, ambiguous, mark = self._candidates(root, naming)
+            picked = choose(anchor.expect, candidates, ambiguous)
+            if picked.candidate is not None and not ambiguous and len(candidates) == 1 \
+                    and agrees(anchor.expect, picked.candidate.found, picked.candidate.via).score == EXACT:
+                return candidates, ambiguous, mark, picked
+            rest = [loc for loc in ladder if loc not in naming]
+            more, also, later = self._candidates(root, rest, candidates)
+            ambiguous += also
+            candidates, mark = more, mark if mark is not None else later
+        else:
+            candidates, ambiguous, mark = self._candidates(root, ladder)
+        return candidates, ambiguous, mark, choose(anchor.expect, candidates, ambiguous)
+
     @staticmethod
     def _ladder(anchor: Anchor) -> list[Locator]:
         """The anchor's locators, then looser twins of its name locators
@@ -199,6 +411,27 @@ class Replayer:
         loose = [Locator(loc.by, value=loc.value, role=loc.role, name=loc.name, attr="loose")
                  for loc in anchor.locators if loc.by in ("role", "label")]
         return [*anchor.locators, *loose]
+
+    @staticmethod
+    def _fallback(anchor: Anchor) -> list[Locator]:
+        """Asked only when nothing the ladder found agrees (a quiet page pays
+        nothing for them): a link that became a button (or back) under a name
+        that gained words anywhere ("Add collection" → "Add new collection"),
+        and every control drawing the demonstrated icon's symbol (it may have
+        become a named button). Candidates still; the evidence decides."""
+        out: list[Locator] = []
+        role, name = anchor.expect.get("role"), anchor.expect.get("name")
+        if role in ("link", "button") and words(name):
+            other = "button" if role == "link" else "link"
+            out.append(Locator("role", role=other, name=str(name), attr="words"))
+        icon = anchor.expect.get("icon") or {}
+        symbol = str(icon.get("symbol") or "") if isinstance(icon, dict) else ""
+        if symbol:
+            uses = ", ".join(f"use[{a}={json.dumps(symbol)}]" for a in ("href", "*|href"))
+            clickable = ("button, a[href], summary, [role=button], [role=link], [role=menuitem], [role=tab], "
+                         "[tabindex], [onclick], [aria-haspopup], [aria-expanded]")
+            out.append(Locator("css", value=f":is({clickable}):has({uses})", attr="loose"))
+        return out
 
     def _act_on(self, root: Page | Frame, cand: Candidate) -> PwLocator:
         if cand.handle is not None or cand.where is None:
@@ -214,7 +447,8 @@ class Replayer:
         """Exactly one agreeing element, waiting for the page to change while
         there is none, up to the step timeout. A repaired anchor's evidence
         versions are each asked; they must not disagree (see ``agreed``)."""
-        deadline = time.monotonic() + self.step_timeout
+        started = time.monotonic()
+        deadline = started + self.step_timeout
         choice = Choice(None, "its frame is not on the page")
         while True:
             remaining = deadline - time.monotonic()
@@ -228,18 +462,27 @@ class Replayer:
                 found = []
                 mark: int | None = None
                 for root, version in looks:
-                    candidates, ambiguous, seen = self._candidates(root, version)
+                    candidates, ambiguous, seen, picked = self._look(root, version)
                     mark = seen if mark is None else mark
-                    found.append((root, choose(version.expect, candidates, ambiguous)))
+                    late = time.monotonic() - started >= FALLBACK_AFTER  # a page still loading is not asked
+                    if picked.candidate is None and late and (extra := self._fallback(version)):
+                        candidates, more, seen = self._candidates(root, extra, candidates)
+                        mark = seen if mark is None else mark
+                        picked = choose(version.expect, candidates, ambiguous + more)
+                    found.append((root, picked))
                 choice, root = agreed(found)
                 if choice.candidate is not None and root is not None:
+                    self._found_in = root
                     return self._act_on(root, choice.candidate), choice
                 if remaining <= 0:
                     break
                 if mark is None:  # nothing could be asked: the page is between documents
                     self.page.wait_for_load_state("domcontentloaded", timeout=remaining * 1000)
                     continue
-                looks[0][0].wait_for_function(_CHANGED, arg=mark, timeout=remaining * 1000)
+                # until the page changes; while the fallback is not asked yet, not past its time
+                wait = min(remaining, max(0.05, started + FALLBACK_AFTER - time.monotonic())) \
+                    if time.monotonic() - started < FALLBACK_AFTER else remaining
+                looks[0][0].wait_for_function(_CHANGED, arg=mark, timeout=wait * 1000)
             except PlaywrightTimeout:
                 continue  # the deadline is checked at the top
             except PlaywrightError:
@@ -299,17 +542,20 @@ class Replayer:
         scoped = Layer(self.navigation_outside, ask=self._ask_navigation)
         layer = guard.add(scoped) if self.proc.scope else None
         guard.take()  # what an earlier act stopped is not this replay's
+        self.traffic.watch(self.page)
         try:
             self._steps(until)
         finally:
+            self.traffic.close()
             if layer is not None:
                 guard.drop(layer)
 
     def _steps(self, until: int | None) -> None:
-        for step in self.proc.steps:
+        for i, step in enumerate(self.proc.steps):
             n, action = step.n, step.action
             if until is not None and n >= until:
                 return
+            self._next = self.proc.steps[i + 1] if i + 1 < len(self.proc.steps) else None
             self.progress(plain(f"step {n}: {action} {step.describe or step.url or ''}"))
             try:
                 via = self._do(step)
@@ -324,6 +570,7 @@ class Replayer:
                 self.results.append(StepResult(n, action, "halted", msg))
                 raise Halt(msg) from None
             self.results.append(StepResult(n, action, "ok", step.describe or "", via))
+        self._next = None
         try:
             self.check_success()
         except Halt as exc:  # the final page's address or title could show a typed secret
@@ -374,15 +621,39 @@ class Replayer:
             raise Halt(f"step {n}: no anchor for its target")
         target, choice = self.resolve(n, anchor)
         # judged by the element's own frame: a cross-origin iframe on an in-scope page is not in scope
-        self._guard(n, plain(f"{action} {step.describe or ''}".strip()), element_location(target))
-        self._act(step, target, anchor)
+        self._guard(n, plain(f"{action} {step.describe or ''}".strip()), self._location(target))
+        found = choice.candidate.found if choice.candidate is not None else {}
+        # A click right after a field was filled, or one that submits, waits
+        # for the fields to have settled: after a choice the page may still be
+        # answering, its mutations and requests; otherwise (typing settled the
+        # page itself) the requests of the last few seconds (an autosave
+        # leaving a field started) — no look at the page at all.
+        if action in ("click", "dblclick") and (self._filled or submits(found)):
+            since = min(self._acted_at, time.monotonic() - RECENT)
+            if self._filled == "choice":
+                self.settle(lambda: self.page.evaluate("() => { const e = document.documentElement;"
+                                                        + _CLOCK + " return quiet(); }"), since)
+            else:
+                self.settle(lambda: 1e9, since, answered=True)
+        self._acted_at = time.monotonic()
+        self._filled = "choice" if action in ("select", "check") else "typed" if action == "type" else ""
+        self._act(step, target, anchor, found)
         return list(choice.via)
+
+    def _location(self, target: PwLocator) -> str:
+        """The URL the target's frame is judged by. A locator made on the page
+        never looks into a frame, so an element found there is in the top
+        document, whose http(s) address the page already knows (no round
+        trip); a frame's, or an about:/data: document's, is asked of it."""
+        if self._found_in is self.page and self.page.url.lower().startswith(("http:", "https:")):
+            return self.page.url
+        return element_location(target)
 
     @staticmethod
     def _keys(step: PlanStep) -> str:
         return "+".join([*step.modifiers, step.key or "Enter"])
 
-    def _act(self, step: PlanStep, target: PwLocator, anchor: Anchor) -> None:
+    def _act(self, step: PlanStep, target: PwLocator, anchor: Anchor, found: Mapping[str, Any]) -> None:
         n, action, what = step.n, step.action, plain(step.describe or "the target")
         timeout = self.step_timeout * 1000
         expect_ = step.expect or {}
@@ -401,7 +672,9 @@ class Replayer:
                 editable = anchor.expect.get("tag") in ("input", "textarea")
                 if step.secret:  # masked in an agent's screenshots, scrubbed from its snapshots
                     target.evaluate("(e, mark) => e.setAttribute(mark, '')", MARK)
-                type_like_a_person(target, self._value(step), editable, timeout)
+                value = self._value(step)
+                type_like_a_person(target, value, editable, timeout, empty=found.get("empty") is True)
+                self._land(step, target, value, found)
             elif action == "select":
                 self._select(step, target, timeout)
             elif action == "check":
@@ -415,6 +688,99 @@ class Replayer:
         except AssertionError:
             raise Halt(f"step {n}: {what} does not show the effect it should "
                        f"(value or state differs after the {action})") from None
+
+    # -- typing that lands -------------------------------------------------
+    def settle(self, probe: Callable[[], float | None], since: float, answered: bool = False) -> int:
+        """Until the page has been quiet for ``QUIET_MS`` (``probe``: ms since
+        its document last changed, or None to be asked again at once — it
+        just acted, and the request that may have started is heard of by the
+        next look; requests started since ``since`` under way or just ended
+        count as change; with ``answered``, only while under way), at most
+        ``SETTLE_MAX``. A quiet page costs a look, no wait; a page that
+        navigated meanwhile is not waited on here. Returns how many times it
+        waited (0: the page was quiet)."""
+        deadline = time.monotonic() + SETTLE_MAX
+        waits = 0
+        while True:
+            try:
+                dom = probe()
+            except PlaywrightError:
+                return waits  # the document went away (a navigation): the next step waits on the new one
+            if dom is None:
+                continue
+            if answered:
+                net = 0.0 if self.traffic.under_way(since) else 1e9
+            else:
+                net = self.traffic.quiet_ms(since)
+            quiet = min(float(dom), net)
+            if quiet >= QUIET_MS:
+                return waits
+            wait = QUIET_MS - quiet if quiet > 0 else 50.0
+            if time.monotonic() + wait / 1000 > deadline:
+                return waits
+            waits += 1
+            self.page.wait_for_timeout(max(wait, 10.0))  # requests' events are heard meanwhile
+
+    def _may_leave(self, step: PlanStep, field_is: Mapping[str, Any]) -> bool:
+        """Leaving the field (blur) is what a person does next, unless the
+        next step needs it focused (keys sent to it) or picks from what it
+        opened (an option of its list): leaving would close that."""
+        nxt = self._next
+        if field_is.get("popup"):
+            return False
+        if nxt is None:
+            return True
+        if nxt.action == "press" and not nxt.anchor:
+            return False
+        if nxt.anchor and nxt.anchor == step.anchor:
+            return False
+        role = (self.proc.anchors.get(nxt.anchor or "") or Anchor("", "", [], {})).expect.get("role")
+        return role not in ("option", "menuitem", "menuitemcheckbox", "menuitemradio", "treeitem", "gridcell")
+
+    def _land(self, step: PlanStep, target: PwLocator, value: str, field_is: Mapping[str, Any]) -> None:
+        """After typing: settle, leave the field, settle; an editor's text must
+        reach the form field the app submits (when it has one)."""
+        since = self._acted_at
+        if not self._may_leave(step, field_is) and not field_is.get("rich"):
+            # The next step picks from what the typing opened (or sends it keys):
+            # it waits for its own target as the page draws it; only requests
+            # the typing started are waited on here, and the field is kept.
+            self.waited[step.n] = self.settle(lambda: 1e9, since)
+            return
+        if self._may_leave(step, field_is):
+            # One look settles and leaves at once when the page is quiet already
+            # (the usual case); a second one hears of what leaving started.
+            left = [False]
+
+            def look_and_leave() -> float | None:
+                ready = self.traffic.quiet_ms(since) >= QUIET_MS  # leave once requests are quiet too
+                was = left[0]
+                quiet, left[0] = target.evaluate(_LEAVE, [QUIET_MS if ready else 1e12, was], timeout=LOOK_MS)
+                return None if left[0] and not was else float(quiet)  # just left: look again at once
+
+            self.waited[step.n] = self.settle(look_and_leave, since)
+        else:
+            self.waited[step.n] = self.settle(lambda: target.evaluate(_QUIET, timeout=LOOK_MS), since)
+        if not field_is.get("rich"):
+            return
+        try:
+            handle = target.element_handle(timeout=LOOK_MS)
+            state = handle.evaluate(_TOOK, [value, False])
+            if state == "wait":
+                try:
+                    frame = handle.owner_frame()
+                    assert frame is not None
+                    frame.wait_for_function(
+                        f"([e, typed]) => ({_TOOK})(e, [typed, false]) === 'took'", arg=[handle, value],
+                        polling=50, timeout=TOOK_MAX)
+                    return
+                except PlaywrightTimeout:
+                    state = handle.evaluate(_TOOK, [value, True])
+        except PlaywrightError:
+            return  # the editor's document went away (the app navigated): the next step judges
+        if state == "tied":
+            raise Halt(f"step {step.n}: the app did not take what was typed into "
+                       f"{plain(step.describe or 'the editor')}: the form field it submits never received it")
 
     def _select(self, step: PlanStep, target: PwLocator, timeout: float) -> None:
         """By value; when no option has it any more, by the label that was
@@ -439,23 +805,49 @@ class Replayer:
 
     def check_success(self) -> None:
         """The last page's address must match; its title too where the address
-        alone does not tell the end from the page the last step acted on."""
+        alone does not tell the end from the page the last step acted on; and
+        it must show this run's values where the demonstration's showed them.
+        ``verified`` says whether any of that could tell the effect happened."""
         success = self.proc.success
         pattern = success.get("url_pattern")
+        last_page = next((s.page for s in reversed(self.proc.steps) if s.page), "")
         if pattern:
             try:
                 expect(self.page).to_have_url(pattern_regex(pattern), timeout=NAV_TIMEOUT * 1000)
             except AssertionError:
                 raise Halt(f"success check: the final page is {self.page.url}, expected {pattern}") from None
+        shown = self._check_shows(success.get("shows") or [])
         title = success.get("title")
+        self.verified = bool(shown or title or (pattern and url_pattern(last_page or "") != pattern))
         if not title:
             return
-        last_page = next((s.page for s in reversed(self.proc.steps) if s.page), "")
         decisive = not pattern or url_pattern(last_page or "") == pattern
         try:
             expect(self.page).to_have_title(title, timeout=2000 if decisive else 500)
         except AssertionError:
-            shown = self.page.title()
+            now = self.page.title()
             if decisive:
-                raise Halt(f"success check: the final title is {shown!r}, expected {title!r}") from None
-            self.notes.append(f"the final page's title is now {shown!r} (was {title!r})")
+                raise Halt(f"success check: the final title is {now!r}, expected {title!r}") from None
+            self.notes.append(f"the final page's title is now {now!r} (was {title!r})")
+
+    def _check_shows(self, shows: list[str]) -> list[str]:
+        """This run's values of the parameters the demonstration's final page
+        showed must show on this one (waiting for the page to render them, up
+        to ``SHOWS_TIMEOUT``: its address is already the final one); a
+        missing one means the effect is missing. Returns the values checked."""
+        names = [m.group(1) for s in shows if (m := re.fullmatch(r"\{\{([\w-]+)\}\}", str(s)))]
+        wanted = {name: " ".join(self._value(PlanStep(0, "type", None, param=name)).split()).lower()
+                  for name in names if name in self.proc.parameters}
+        needles = [v for v in wanted.values() if v]
+        if not needles:
+            return []
+        try:
+            if self.page.evaluate(_SHOWS, needles):  # a look now; a tab in the background gets no frames
+                self.page.wait_for_function(f"n => ({_SHOWS})(n).length === 0", arg=needles,
+                                            polling=100, timeout=SHOWS_TIMEOUT * 1000)
+        except PlaywrightTimeout:
+            missing = set(self.page.evaluate(_SHOWS, needles))
+            gone = [f"{{{{{name}}}}}" for name, v in wanted.items() if v in missing]
+            raise Halt(f"success check: the final page does not show this run's {', '.join(gone)}: "
+                       "the effect the demonstration ended on is missing") from None
+        return needles

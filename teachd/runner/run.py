@@ -1,5 +1,14 @@
 """``teachd run``: load skills, replay one in Chromium through the gate, and
-keep a record of the run (status, skills and versions, steps; never secrets)."""
+keep a record of the run (status, skills and versions, steps; never secrets).
+
+A run's status: ``success`` (every step, and a success check that could tell
+the effect happened), ``unverified`` (every step ran and nothing failed, but
+nothing on the final page could confirm the effect: no address that differs
+from where the last step acted, no title, no value shown), ``failure`` (a
+step or the success check halted: a missing effect is a failure) or
+``aborted`` (an approval or the scope stopped it). ``teachd run`` exits 0 only
+on ``success``; ``unverified`` exits 1 like any run that is not known to have
+worked, and a person's feedback (worked / failed) settles it."""
 
 from __future__ import annotations
 
@@ -22,10 +31,15 @@ if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
 
 
+STATUSES = ("success", "unverified", "failure", "aborted")
+UNVERIFIED = ("every step ran, but nothing on the final page could confirm the effect "
+              "(no distinguishing address, no title, no typed value shown): unverified, check it yourself")
+
+
 @dataclass
 class RunOutcome:
     run_id: str
-    status: str  # success | failure | aborted
+    status: str  # success | unverified | failure | aborted (see STATUSES)
     message: str
     steps: list[dict[str, Any]] = field(default_factory=list)
     skills: dict[str, int] = field(default_factory=dict)
@@ -128,7 +142,10 @@ def replay(runs: RunStore, session: RunSession, slug: str, proc: Procedure, cont
     log_from = len(session.gate.log)
     try:
         replayer.run()
-        status, message = "success", "every step and the success check held"
+        if replayer.verified:
+            status, message = "success", "every step and the success check held"
+        else:
+            status, message = "unverified", UNVERIFIED
         if replayer.notes:
             message += " (" + "; ".join(replayer.notes) + ")"
     except PolicyStop as exc:

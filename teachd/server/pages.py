@@ -55,7 +55,7 @@ textarea{font-family:ui-monospace,monospace;font-size:13px;min-height:140px}
 pre{white-space:pre-wrap;background:#fff;border-radius:8px;padding:12px;font-size:13px;max-height:420px;overflow:auto}
 .chip{display:inline-flex;gap:6px;align-items:center;border:1px solid #c8cfdc;border-radius:16px;padding:2px 4px 2px 10px;
   margin:2px 6px 2px 0;background:#fff} .chip .done{font-weight:600;padding-right:8px}
-.ok{color:#1e7e34} .bad{color:#c0392b} .flash{margin:10px 0;padding:8px 12px;border-radius:6px;display:none}
+.ok{color:#1e7e34} .bad{color:#c0392b} .warn{color:#9a6700} .flash{margin:10px 0;padding:8px 12px;border-radius:6px;display:none}
 .flash.err{display:block;background:#fde8e6;color:#8a1f11} .flash.info{display:block;background:#e7f0ff;color:#1b3f91}
 .row{display:flex;gap:10px;align-items:center;flex-wrap:wrap} label.check{display:inline-flex;gap:4px;margin-right:10px}
 .masked{background:#ffd166;border-radius:4px;padding:0 5px;font-size:12px}
@@ -485,6 +485,10 @@ def _show_me(run: dict[str, Any], use_only: set[str]) -> str:
             f"teachd that step as the page is now'>Show me step {halted[-1]['n']}</button></div>")
 
 
+# unverified: every step ran, but nothing on the final page confirmed the effect
+_STATUS_CLASS = {"success": "ok", "unverified": "warn", "failure": "bad", "aborted": "bad"}
+
+
 async def runs_page(request: Request) -> HTMLResponse:
     d = daemon(request)
     runs = [{**r, "feedback": d.runs.feedback_given(r["run_id"])} for r in d.runs.recent()]
@@ -492,7 +496,7 @@ async def runs_page(request: Request) -> HTMLResponse:
     use_only = {s.slug for s in usable if s.access == "use"}
     rows = "".join(
         f"<tr><td><code>{e(r['run_id'])}</code><div class='muted'>{e(r['started_at'])}</div></td>"
-        f"<td class='{'ok' if r['status'] == 'success' else 'bad' if r['status'] in ('failure', 'aborted') else ''}'>"
+        f"<td class='{_STATUS_CLASS.get(r['status'], '')}'>"
         f"{e(r['status'])}</td><td>{e(r['message'] or '')}"
         f"{'<div class=muted>from ' + e(r['origin']) + '</div>' if r.get('origin') else ''}</td>"
         f"{_show_me(r, use_only)}<td>{_chips(r, use_only)}</td></tr>" for r in runs)

@@ -48,6 +48,8 @@ class RunStore:
                        (json.dumps(skills, sort_keys=True), run_id, self.owner))
 
     def finish(self, run_id: str, status: str, detail: dict[str, Any]) -> None:
+        """``status``: success, unverified (nothing could confirm the effect),
+        failure or aborted (runner.run); a running run has none yet."""
         with self.db.atomic() as tx:
             tx.execute(
                 "UPDATE runs SET status = ?, finished_at = ?, detail = ? WHERE id = ? AND owner = ?",

@@ -15,6 +15,7 @@ import httpx
 from teachd.config import Settings
 from teachd.store import open_store
 from teachd.store.users import UserStore
+from tests.people import wait_for
 from tests.security.daemon import running_daemon
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -118,8 +119,11 @@ def test_an_ended_session_closes_its_browser_and_one_person_has_a_few_at_most(tm
         while _chromiums_under(pid) != 3 and time.monotonic() < deadline:
             time.sleep(0.2)
         assert _chromiums_under(pid) == 3  # ended: its browser closed now, not at the daemon's stop
-        runs = httpx.get(base + "/api/runs", headers={"Authorization": f"Bearer {bob}"}).json()
-        assert any(r["status"] == "ended" for r in runs)
+        def ended() -> bool:  # the run's record is closed just after its browser
+            runs = httpx.get(base + "/api/runs", headers={"Authorization": f"Bearer {bob}"}).json()
+            return any(r["status"] == "ended" for r in runs)
+
+        assert wait_for(ended, 20, "the ended session's run to say so")
         again = _call(sessions[3][0], 21, "computer_act", {"action": "snapshot"})
         assert not again["result"].get("isError"), again  # a place freed up
 

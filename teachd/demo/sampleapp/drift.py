@@ -17,7 +17,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from teachd.demo.sampleapp.script import FIELDS, FORM, GROUP, NOTE, TASK, TASK_CLICKS, demonstrate
+from teachd.demo.sampleapp.posts import PostsVariant
+from teachd.demo.sampleapp.script import (
+    COLLECTION,
+    FIELDS,
+    FORM,
+    GROUP,
+    NOTE,
+    POST,
+    POSTS_FIELDS,
+    POSTS_START,
+    POSTS_TASK,
+    POSTS_TASK_CLICKS,
+    TASK,
+    TASK_CLICKS,
+    demonstrate,
+    demonstrate_posts,
+)
 from teachd.demo.sampleapp.server import SampleApp, State
 from teachd.teach.process import TeachProcess, free_port
 
@@ -151,3 +167,78 @@ def replay_cli(env: dict[str, str], *args: str, password: str | None, approvals:
     p = subprocess.run([sys.executable, "-m", "teachd", "run", slug, "--headless", "--json", *args],
                        input=approvals, capture_output=True, text=True, env=e, timeout=300)
     return p.returncode, (json.loads(p.stdout) if p.stdout.strip() else {}), p.stderr
+
+
+
+# -- the second task: "Publish a post" (posts.py) ------------------------------
+POSTS_SLUG = "taught-publish-a-post"
+POSTS_EXPECTED: dict[str, str] = {
+    "base": RIGHT, "toggle_named": RIGHT, "submit_input_to_button": RIGHT, "link_to_longer_button": RIGHT,
+    "slow_editor": RIGHT, "decoy_icons": RIGHT, "toggle_removed": HALTED,
+}
+POSTS_DESCRIBED: dict[str, str] = {
+    "base": "the CMS as demonstrated",
+    "toggle_named": "the icon-only toggle is now <button>More actions</button> with the same svg",
+    "submit_input_to_button": "<input type=submit value=Create> is now <button>Create</button>",
+    "link_to_longer_button": "the 'Add collection' link is now a button 'Add new collection'",
+    "slow_editor": "the editor syncs the form's hidden body on a 1 s debounce (was 250 ms)",
+    "decoy_icons": "a second icon-only toggle (another symbol) first in the same footer",
+    "toggle_removed": "the 'more actions' toggle is gone: Publish cannot be reached",
+}
+
+
+def posts_wrong_actions(state: State) -> list[str]:
+    """Clicks and effects the posts task never asked for: any other click, a
+    post whose title or body is not what was typed (an empty body above all),
+    a draft, a collection with another name, or more than one of either."""
+    wrong = [f"clicked {k}" for k in state.clicked() if k not in POSTS_TASK_CLICKS | POSTS_FIELDS]
+    with state.lock:
+        saved, collections = list(state.posts), list(state.collections)
+        other = len(state.reports) + len(state.groups) + len(state.notes) + state.drafts
+    for p in saved:
+        got = {"title": p["title"], "body": p["body_text"]}
+        if got != POST or p.get("draft"):
+            wrong.append(f"saved post {got}" + (" as a draft" if p.get("draft") else ""))
+    wrong += [f"saved collection {c['name']!r}" for c in collections if c["name"] != COLLECTION]
+    if len(saved) > 1 or len(collections) > 1:
+        wrong.append(f"saved {len(saved)} posts and {len(collections)} collections")
+    if other:
+        wrong.append("saved something in the expenses pages")
+    return wrong
+
+
+def judge_posts(status: str, state: State) -> Judgement:
+    """The posts task's verdict from the app's state. A run that says it is
+    done ("success", or "unverified" — done, but unchecked) without the post
+    and the collection both saved is as wrong as a wrong click."""
+    wrong = posts_wrong_actions(state)
+    if wrong:
+        return Judgement(WRONG, wrong)
+    done = len(state.posts) == 1 and len(state.collections) == 1
+    if status in ("success", "unverified") and done:
+        return Judgement(RIGHT, [])
+    if status in ("success", "unverified"):
+        return Judgement(WRONG, [f"reported {status}, but the app holds no complete effect"])
+    return Judgement(HALTED, [])
+
+
+def teach_posts_task(home: Path, password: str, env: dict[str, str] | None = None) -> Taught:
+    """Record the posts task through ``teachd teach`` (headless, the person
+    played over DevTools) and save the skill in ``home``; ``result`` holds
+    the recording's folder (the peers in bench/peers.py replay it too)."""
+    port = free_port()
+    with SampleApp(password=password, port=port) as app:
+        teach = TeachProcess(env or teachd_env(home), POSTS_TASK, app.url + POSTS_START, "--headless",
+                             "--no-os-input")
+        demonstrate_posts(teach, password)
+        code, out, err = teach.finish()
+        judged = judge_posts("success", app.state)
+        if code != 0 or judged.verdict != RIGHT:
+            raise RuntimeError("teaching the posts task failed: " + "; ".join(judged.wrong) + " "
+                               + " ".join(err.split())[-400:])
+    return Taught(home, port, json.loads(out))
+
+
+def posts_app(password: str, variant: str, port: int) -> SampleApp:
+    """The sample app with the posts pages drifted as ``variant`` says."""
+    return SampleApp(password=password, port=port, posts_variant=PostsVariant.named(variant))

@@ -154,7 +154,9 @@ def page(v: Variant, title: str, body: str, nav: bool = True) -> bytes:
     return doc.encode("utf-8")
 
 
-def login_page(v: Variant, error: str = "") -> bytes:
+def login_page(v: Variant, error: str = "", next_: str = "") -> bytes:
+    """The sign-in form; ``next_`` (a CMS page the person asked for) rides in a
+    hidden field after the button, so the first task's form is unchanged."""
     h = Html(v)
     err = f"<p role='alert'>{html.escape(error)}</p>" if error else ""
     decoy = (f"<p><a href='/help' role='button' data-k='decoy.signin-help'>{h.e('Sign in')} help</a></p>"
@@ -171,6 +173,7 @@ def login_page(v: Variant, error: str = "") -> bytes:
             + ("" if v.signin_removed else
                f"<p><button id='{h.id('login-btn')}' data-testid='login-submit' type='submit' data-k='login.submit'>"
                f"{h.e('Sign in')}</button></p>")
+            + (f"<input type='hidden' name='next' value='{html.escape(next_)}'>" if next_ else "")
             + "</form>")
     body = f"<main><h1>{h.e('Sign in')}</h1>{err}{h.wrap(form)}{decoy}</main>"
     return page(v, "Sign in", body, nav=False)

@@ -14,13 +14,20 @@ import threading
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
-from teachd.demo.sampleapp import pages
+from teachd.demo.sampleapp import pages, posts
 from teachd.demo.sampleapp.pages import Variant
+from teachd.demo.sampleapp.posts import PostsVariant
 
 USER = "alice@example.com"
+VENDOR = Path(__file__).resolve().parent / "vendor"
+# The vendored files the pages load, by URL path: nothing else under vendor/ is served.
+STATIC = {"/vendor/quill/quill.js": ("quill/quill.js", "text/javascript; charset=utf-8"),
+          "/vendor/quill/quill.snow.css": ("quill/quill.snow.css", "text/css; charset=utf-8")}
+CMS_PATHS = ("/posts", "/collections")  # the second task's pages: sign-in comes back to them
 
 
 @dataclass
@@ -31,6 +38,8 @@ class State:
     notes: list[str] = field(default_factory=list)
     clicks: list[str] = field(default_factory=list)  # "data-k path", as the pages report them
     drafts: int = 0  # forms saved through a look-alike button
+    posts: list[dict[str, Any]] = field(default_factory=list)  # id, title, body (HTML), body_text, draft
+    collections: list[dict[str, Any]] = field(default_factory=list)  # id, name
     sessions: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -44,9 +53,10 @@ class SampleApp:
     ``state`` what it was made to do."""
 
     def __init__(self, password: str | None = None, variant: Variant | None = None,
-                 port: int = 0) -> None:
+                 port: int = 0, posts_variant: PostsVariant | None = None) -> None:
         self.state = State(password=password or secrets.token_urlsafe(12))
         self.variant = variant or Variant()
+        self.posts_variant = posts_variant or PostsVariant()
         app = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -118,17 +128,26 @@ class SampleApp:
         if path == "/api/state":
             with st.lock:
                 data = json.dumps({"reports": st.reports, "groups": st.groups, "notes": st.notes,
-                                   "clicks": st.clicks, "drafts": st.drafts}).encode()
+                                   "clicks": st.clicks, "drafts": st.drafts, "posts": st.posts,
+                                   "collections": st.collections}).encode()
             return self._send(h, data, ctype="application/json")
+        if path in STATIC:
+            name, ctype = STATIC[path]
+            return self._send(h, (VENDOR / name).read_bytes(), ctype=ctype)
         if path in ("/", "/login"):
-            return self._send(h, pages.login_page(v))
+            nxt = parse_qs(urlsplit(h.path).query).get("next", [""])[-1]
+            return self._send(h, pages.login_page(v, next_=nxt if _local(nxt) else ""))
         if path == "/help":
             return self._send(h, pages.simple_page(v, "Help", "Ask finance."))
         if path == "/frame/note":
             saved = st.notes[-1] if "saved" in (urlsplit(h.path).query or "") and st.notes else None
             return self._send(h, pages.note_frame(v, saved))
         if not self._signed_in(h):
+            if path.startswith(CMS_PATHS):
+                return self._redirect(h, "/login?next=" + quote(path, safe="/"))
             return self._redirect(h, "/login")
+        if path.startswith(CMS_PATHS):
+            return self._cms_get(h, path)
         with st.lock:
             reports, groups = list(st.reports), list(st.groups)
         if path in ("/dashboard", "/dashboard/reports"):
@@ -151,6 +170,28 @@ class SampleApp:
                     return self._send(h, render(v, found[0]))
         self._send(h, pages.simple_page(v, "Not found", "Nothing here."), HTTPStatus.NOT_FOUND)
 
+    def _cms_get(self, h: BaseHTTPRequestHandler, path: str) -> None:
+        """The second task's pages (a signed-in person only)."""
+        v, st = self.posts_variant, self.state
+        with st.lock:
+            saved, collections = list(st.posts), list(st.collections)
+        if path == "/posts":
+            return self._send(h, posts.posts_page(saved))
+        if path == "/posts/new":
+            return self._send(h, posts.post_form_page(v))
+        if path == "/collections":
+            return self._send(h, posts.collections_page(collections))
+        if path == "/collections/new":
+            return self._send(h, posts.collection_form_page(v))
+        for kind, items in (("posts", saved), ("collections", collections)):
+            if path.startswith(f"/{kind}/"):
+                found = [x for x in items if str(x["id"]) == path.rsplit("/", 1)[1]]
+                if found:
+                    item = found[0]
+                    return self._send(h, posts.post_page(v, item) if kind == "posts"
+                                      else posts.collection_page(item))
+        self._send(h, posts.cms_page("Not found", "<main><h1>Not found</h1></main>"), HTTPStatus.NOT_FOUND)
+
     def _post(self, h: BaseHTTPRequestHandler) -> None:
         path = urlsplit(h.path).path
         raw = self._body(h)
@@ -166,7 +207,8 @@ class SampleApp:
                 sid = secrets.token_hex(16)
                 with st.lock:
                     st.sessions.add(sid)
-                return self._redirect(h, "/dashboard", cookie=sid)
+                nxt = form.get("next", "")
+                return self._redirect(h, nxt if _local(nxt) else "/dashboard", cookie=sid)
             return self._send(h, pages.login_page(self.variant, "Wrong email or password."), 401)
         if path == "/frame/note":
             with st.lock:
@@ -193,4 +235,21 @@ class SampleApp:
                                   "permissions": sorted(lists.get("permissions", [])),
                                   "draft": bool(form.get("draft"))})
             return self._redirect(h, f"/groups/{gid}")
+        if path == "/posts":
+            with st.lock:
+                pid = len(st.posts) + 101
+                st.posts.append({"id": pid, "title": form.get("title", ""), "body": form.get("body", ""),
+                                 "body_text": posts.body_text(form.get("body", "")),
+                                 "draft": bool(form.get("draft"))})
+            return self._redirect(h, f"/posts/{pid}")
+        if path == "/collections":
+            with st.lock:
+                cid = len(st.collections) + 7
+                st.collections.append({"id": cid, "name": form.get("name", "")})
+            return self._redirect(h, f"/collections/{cid}")
         self._send(h, b"forbidden", HTTPStatus.FORBIDDEN, ctype="text/plain")
+
+
+def _local(target: str) -> bool:
+    """Sign-in returns only to one of the CMS pages (never an open redirect)."""
+    return target.startswith(CMS_PATHS) and "//" not in target and "\\" not in target
