@@ -14,6 +14,14 @@ from __future__ import annotations
 import unicodedata
 
 LIMIT = 160
+# Control, format (bidi overrides, zero-width), line/paragraph separator,
+# private-use, surrogate and unassigned: characters that do not show as themselves.
+INVISIBLE = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"})
+
+
+def invisible(c: str) -> bool:
+    """Would a person miss this character, or read it as something else?"""
+    return unicodedata.category(c) in INVISIBLE
 
 
 def quoted(value: object, limit: int = LIMIT) -> str:
@@ -25,7 +33,7 @@ def quoted(value: object, limit: int = LIMIT) -> str:
             out.append("⏎")
         elif c == "“" or c == "”":
             out.append('"')
-        elif unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"):
+        elif invisible(c):
             out.append(f"\\u{ord(c):04x}")
         else:
             out.append(c)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hmac
 import html
 import json
-import unicodedata
 import urllib.parse
 from typing import Any
 
@@ -21,6 +20,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 
 from teachd.errors import NotFound
+from teachd.runner.quoting import invisible
 from teachd.server.api import daemon, schedule_views, skill_view
 from teachd.skills.approval import GATED_TOOLS
 from teachd.store.models import Skill
@@ -534,8 +534,7 @@ def quoted(text: Any, limit: int = QUOTED_MAX) -> str:
     ``\\u{…}`` — so an agent cannot write text that reads as teachd's own
     ("Safe: routine check"), break out of the box or hide a part of it."""
     raw = str(text if text is not None else "")
-    shown = "".join(f"\\u{{{ord(c):x}}}" if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Co", "Cs")
-                    else c for c in raw[:limit])
+    shown = "".join(f"\\u{{{ord(c):x}}}" if invisible(c) else c for c in raw[:limit])
     cut = f" <span class='muted'>… ({len(raw) - limit} more characters)</span>" if len(raw) > limit else ""
     return f"<q class='quoted'><code>{e(shown)}</code></q>{cut}"
 
