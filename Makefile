@@ -17,6 +17,7 @@ venv: $(BIN)/.installed
 
 debs:
 	./scripts/ensure-debs $(TEST_DEBS)
+	command -v npm > /dev/null || ./scripts/ensure-debs npm  # axe-core for the UI tests (tests/axe.py)
 
 lint: venv
 	$(BIN)/ruff check .

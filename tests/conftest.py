@@ -185,3 +185,16 @@ def cli_env_runner() -> Callable[..., subprocess.CompletedProcess[str]]:
                               capture_output=True, text=True, timeout=180)
 
     return run
+
+
+@pytest.fixture
+def browser():
+    """Debian's Chromium for a test that drives the web UI as a person."""
+    from playwright.sync_api import sync_playwright
+
+    from recorder.browser import chromium_path, launch_args
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=chromium_path(None), args=launch_args(None))
+        yield b
+        b.close()

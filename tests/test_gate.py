@@ -83,3 +83,100 @@ def test_terminal_approver_reads_one_line_per_request_and_eof_denies() -> None:
     reqs = [Request(i, ACT, ("s",), "r") for i in (1, 2, 3)]
     assert [t.ask(r).allow for r in reqs] == [True, False, False]
     assert "no answer" in stderr.getvalue()
+
+
+# -- one approval per run (DESIGN §3.5) --------------------------------------
+
+from teachd.runner.gate import Plan, PlanStep  # noqa: E402
+
+PLAN = Plan("taught-x", tuple(PlanStep(n, "click", f"the button {n}", "https://app.example.com/")
+                              for n in range(1, 6)), ("https://app.example.com",))
+
+
+def planned(n: int, as_taught: bool = True) -> Action:
+    return Action("computer_act", f"click the button {n}", "https://app.example.com/", n, planned=as_taught)
+
+
+def gated(*answers: str) -> tuple[Gate, Scripted]:
+    class Words(Scripted):
+        def ask(self, request: Request) -> Answer:
+            self.requests.append(request)
+            return Answer.said(request.id, self.answers.pop(0))
+
+    approver = Words(*answers)
+    gate = Gate(approver)
+    gate.load("taught-x", Approval(True, ("computer_act",)))
+    gate.offer(PLAN)
+    return gate, approver
+
+
+def test_run_answer_covers_every_plan_step_after_one_question() -> None:
+    gate, approver = gated("run")
+    for n in range(1, 6):
+        gate.check(planned(n))
+    assert len(approver.requests) == 1
+    first = approver.requests[0]
+    assert first.offers_run and first.plan == PLAN and first.as_dict()["of"] == 5
+    assert [e["decision"] for e in gate.log] == ["allowed this run"] + ["allowed by this run's approval"] * 4
+
+
+def test_a_drifted_step_inside_a_run_approved_replay_asks_again_without_the_plan() -> None:
+    gate, approver = gated("run", "once")
+    gate.check(planned(1))
+    gate.check(planned(2, as_taught=False))  # found through a repair or a drifted match
+    gate.check(planned(3))  # back on the plan: covered
+    assert len(approver.requests) == 2 and not approver.requests[1].offers_run
+    assert approver.requests[1].action.step == 2
+
+
+def test_a_retry_an_outside_question_and_an_agents_own_act_ask_again() -> None:
+    gate, approver = gated("run", "once", "once", "deny")
+    gate.check(planned(1))
+    gate.check(planned(2))
+    gate.check(planned(2))  # the same step again: a retry is not in the plan
+    gate.check(planned(3), reason="https://elsewhere.example/ is outside the skill's allowed scope")
+    with pytest.raises(PolicyStop):
+        gate.check(Action("computer_act", "click Delete everything", None, None))  # the agent's own
+    assert len(approver.requests) == 4
+    assert not any(r.offers_run for r in approver.requests[1:])
+
+
+def test_a_run_grant_ends_with_its_replay_and_the_next_one_asks_again() -> None:
+    gate, approver = gated("run", "run")
+    gate.check(planned(1))
+    gate.offer(None)  # the replay ended
+    gate.offer(PLAN)  # the next run of the same skill
+    gate.check(planned(1))
+    assert len(approver.requests) == 2 and all(r.offers_run for r in approver.requests)
+
+
+def test_once_on_the_plan_question_allows_only_that_step() -> None:
+    gate, approver = gated("once", "run")
+    gate.check(planned(1))
+    gate.check(planned(2))  # asked again, and the plan offered again
+    gate.check(planned(3))
+    assert len(approver.requests) == 2 and approver.requests[1].offers_run
+
+
+def test_a_saved_rule_never_satisfies_a_forced_approval_even_with_a_plan() -> None:
+    gate, approver = gated("deny")
+    gate.saved_rules = frozenset({"computer_act"})
+    with pytest.raises(PolicyStop):
+        gate.check(planned(1))
+    assert len(approver.requests) == 1
+
+
+def test_terminal_approver_offers_run_only_with_a_plan_and_shows_it() -> None:
+    stdin, stderr = io.StringIO("run\nrun\n"), io.StringIO()
+    t = TerminalApprover(stdin, stderr)
+    with_plan = t.ask(Request(1, planned(1), ("taught-x",), "r", PLAN))
+    without = t.ask(Request(2, planned(2), ("taught-x",), "r"))
+    assert with_plan.allow and with_plan.run
+    assert without.allow and not without.run  # "run" where no plan was offered means this one
+    text = stderr.getvalue()
+    assert "[run/once/deny]" in text and "[once/deny]" in text and "5. click the button 5" in text
+
+
+def test_unknown_words_are_a_deny() -> None:
+    for word in ("yes", "RUN ", "", "allow", "always"):
+        assert not Answer.said(1, word).allow

@@ -251,14 +251,17 @@ def test_a_page_outside_the_taught_scope_asks_first_and_a_deny_opens_nothing(tau
 
 
 def test_run_skill_replays_in_the_session_and_halts_on_a_drifted_page(taught) -> None:
+    """One question for the whole replay (the plan in it; accept = run),
+    judged by the app's record; a second run_skill asks again."""
     env, port = taught
     progress: list[str] = []
+    person = Person("accept")
 
     async def on_progress(n: float, total: float | None, message: str | None) -> None:
         progress.append(message or "")
 
     async def go(timeout: float) -> Any:
-        async with session(with_secret(env), Person("accept"), step_timeout=timeout) as client:
+        async with session(with_secret(env), person, step_timeout=timeout) as client:
             return await client.call_tool("run_skill", {"slug": SLUG, "params": {"name": "Auditors"}},
                                           progress_callback=on_progress)
 
@@ -266,11 +269,16 @@ def test_run_skill_replays_in_the_session_and_halts_on_a_drifted_page(taught) ->
         done = asyncio.run(go(10))
         assert [g["name"] for g in app.state.groups] == ["Auditors"]
         assert {k: app.state.reports[0][k] for k in EXPECTED} == EXPECTED
+    [question] = person.asked  # 28 steps, one answer
+    assert question.startswith("teachd asks: allow this run?") and "28 steps" in question
+    assert "28. click the Open audit log link" in question and "[secret password]" in question
+    assert PASSWORD not in question
     assert not done.is_error and ": success — every step and the success check held" in text(done)
     assert len(progress) >= 28 and progress[0].startswith("step 1: goto")
     with SampleApp(password=PASSWORD, variant=Variant(submit_removed=True), port=port) as app:
         halted = asyncio.run(go(1))
         assert app.state.reports == [] and app.state.groups == []
+    assert len(person.asked) == 2 and person.asked[1].startswith("teachd asks: allow this run?")
     assert halted.is_error and "halted at step 15" in text(halted) and "Submit report" in text(halted)
     runs = RunStore(open_store(settings_of(env))).recent()
     assert [r["status"] for r in runs if r["slug"] == SLUG][:2] == ["failure", "success"]

@@ -37,7 +37,7 @@ def test_the_store_keeps_skills_runs_feedback_and_schedules_on_postgresql(postgr
     assert skill.current_version == 2 and "on PostgreSQL" in skill.current.instructions
     assert RunStore(again).outcome_counts("receipts") == {1: {"success": 1, "failure": 0}}
     assert RunStore(again).recent()[0]["message"] == "done"
-    assert ApprovalQueue(again, timeout=0.2).wait(run_id, {"action": "click Save"}) is False
+    assert ApprovalQueue(again, timeout=0.2).wait(run_id, {"action": "click Save"}) == "deny"
     assert ScheduleStore(again).all() == []
     (tmp_path / "key").unlink()
     try:

@@ -213,3 +213,33 @@ def test_a_crop_next_to_the_bar_has_the_bar_blacked_out(env, display, pw, home):
     for px in range(int(x0) + 1, int(x1) - 1, 7):
         for py in range(int(y0) + 1, int(y1) - 1, 3):
             assert img.getpixel((int((px - box["x"]) * scale), int((py - box["y"]) * scale))) == (0, 0, 0)
+
+
+def test_the_teach_page_lists_the_steps_the_compiler_will_save_with_an_undone_one_struck() -> None:
+    """teach/review.py folds the live events as the compiler does: the 6
+    events (clicks, pause, resume, a page) are 3 steps, a click that only
+    focused a field and its typing are one step, and an undone step stays
+    listed, marked, where it was — numbered as the skill will number it."""
+    from compiler.skill import compile_recording
+    from teachd.teach.review import review
+    from tests.compiler_helpers import recording, target
+
+    url = "https://app.example.com/form"
+    field_ = {**target("Amount"), "tag": "input", "role": "textbox", "attrs": {"type": "text"}}
+    events = [
+        {"type": "page", "url": url, "title": "Form", "tab": 0},
+        {"type": "click", "target": field_, "url": url},
+        {"type": "input", "target": field_, "value": "12.00", "url": url},
+        {"type": "click", "target": target("Save draft"), "url": url},
+        {"type": "click", "target": target("Submit"), "url": url},
+        {"type": "page", "url": url + "/done", "title": "Done", "tab": 0},
+        {"type": "undo", "undoes": 4},  # seq 4: the "Save draft" click
+    ]
+    rec = recording([dict(e) for e in events])
+    rows = review([dict(e) for e in rec.events])
+    assert [(r["n"], r["action"], r["target"], r["undone"]) for r in rows] == [
+        (1, "type", "the Amount field", False), (None, "click", "the Save draft button", True),
+        (2, "click", "the Submit button", False)]
+    saved = json.loads(compile_recording(rec).references["references/steps.json"])["steps"]
+    assert len(saved) == 1 + sum(1 for r in rows if not r["undone"])  # the opening goto, then the same steps
+    assert review([]) == [] and review([{"type": "click"}]) == []  # nothing yet, or no start event: no rows

@@ -77,18 +77,6 @@ def server(taught) -> Iterator[Server]:
     s.stop()
 
 
-@pytest.fixture
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    from recorder.browser import chromium_path, launch_args
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium_path(None), args=launch_args(None))
-        yield b
-        b.close()
-
-
 def browser_login(page: Any, link: str) -> Any:
     """What a person does with the login link: open it, click Log in (the
     GET alone logs nobody in), land on Skills."""
@@ -255,17 +243,21 @@ def test_skills_page_switches_search_and_the_editor(server: Server, browser) -> 
     page.get_by_role("searchbox", name="Search skills").fill(f"${SLUG}")
     page.get_by_role("link", name=SLUG).click()
     shot(page, "skill")
-    # the approval: Always ask off, then on with two tools
+    # the approval: Always ask off (the skill types a secret: the page warns first), then on with two tools
+    warned: list[str] = []
+    page.once("dialog", lambda d: (warned.append(d.message), d.accept()))
     page.get_by_label("Always ask").uncheck()
-    page.get_by_role("button", name="Save approval").click()
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Save approval").click()
+    assert "types a secret" in warned[0]
     with server.api() as api:
         assert api.get(f"/api/skills/{SLUG}").json()["approval"]["always_ask"] is False
     page.get_by_label("Always ask").check()
     page.get_by_label("run_command").check()
     page.get_by_role("button", name="Save approval").click()
     page.get_by_text(f"v{v0 + 2}").first.wait_for()
-    # a file within the limits, then one over them
+    # a file within the limits, then one over them (the raw editors start collapsed)
+    page.locator("details#files summary").click()
     page.get_by_label("New file path").fill("references/notes.md")
     page.get_by_label("New file text").fill("Ask finance before filing.")
     page.get_by_role("button", name="Add file").click()
@@ -320,9 +312,10 @@ def test_allow_once_unblocks_a_waiting_replay_and_deny_stops_it_with_no_effect(t
         with SampleApp(password=PASSWORD, port=port) as app:
             page = logged_in(browser, s)
             page.goto(s.url + "/runs")
-            page.get_by_role("button", name="Run").click()
+            page.get_by_role("button", name="Run", exact=True).click()
+            page.wait_for_url("**/runs/run-*")  # the run's own page
             page.goto(s.url + "/approvals")
-            first = page.get_by_role("button", name="Allow once")
+            first = page.get_by_role("button", name="Allow this step")
             first.wait_for(timeout=30_000)
             assert "step 1" in page.locator("#pending").inner_text()
             shot(page, "approvals")
@@ -361,10 +354,11 @@ def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browse
             taught_page.wait_for_selector("#email")
             # the page's controls act as the bar's: pause (a click is not recorded), resume
             page.get_by_role("button", name="Pause").click()
-            page.locator("#steps").get_by_text("pause").wait_for(timeout=15_000)
+            page.locator("#state").get_by_text("paused").wait_for(timeout=15_000)
             taught_page.click("h1")
             page.get_by_role("button", name="Resume").click()
-            page.locator("#steps").get_by_text("resume").wait_for(timeout=15_000)
+            page.wait_for_function("() => !document.getElementById('state').textContent.includes('paused')",
+                                   timeout=15_000)
             taught_page.click("#email")
             taught_page.keyboard.type("alice@example.com")
             taught_page.click("#password")
@@ -389,7 +383,10 @@ def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browse
             page.locator("#steps tr").filter(has_text="type").filter(has_text="the Amount field").wait_for(
                 timeout=15_000)
             page.get_by_role("button", name="Undo last step").click()
-            page.locator("#steps").get_by_text("undo").wait_for(timeout=15_000)
+            undone = page.locator("#steps tr.undone").filter(has_text="the Amount field")
+            undone.wait_for(timeout=15_000)  # struck through, not a row of its own
+            assert "taken back" in undone.inner_text()
+            assert "\tpause" not in page.locator("#steps").inner_text()  # no raw events
             shot(page, "teach")
             page.get_by_role("button", name="Stop and save").click()
             page.get_by_role("link", name="taught-sign-in-to-expenses v1").click()
@@ -460,7 +457,7 @@ def test_an_unanswered_approval_is_a_deny_after_its_timeout(settings: Settings) 
     request = {"step": 3, "tool": "computer_act", "action": "click Save", "page": "http://127.0.0.1/x",
                "skills": ["taught-x"], "reason": "asks"}
     asking = ApprovalQueue(open_store(settings), timeout=0.3)
-    assert asking.wait("run-1", request) is False
+    assert asking.wait("run-1", request) == "deny"
     assert asking.pending() == []
 
 
@@ -473,7 +470,7 @@ def test_an_approval_asked_in_one_process_is_answered_from_another_once(settings
     from teachd.store.approvals import ApprovalQueue
 
     asking, page = ApprovalQueue(open_store(settings), timeout=10), ApprovalQueue(open_store(settings))
-    answers: list[bool] = []
+    answers: list[str] = []
     request = {"step": None, "tool": "computer_act", "action": "click Save", "page": None,
                "skills": ["taught-x"], "reason": "a loaded skill requires approval"}
     t = threading.Thread(target=lambda: answers.append(asking.wait("run-2", request)))
@@ -484,9 +481,9 @@ def test_an_approval_asked_in_one_process_is_answered_from_another_once(settings
         threading.Event().wait(0.01)
     [shown] = page.pending()
     assert shown["action"] == "click Save" and shown["skills"] == ["taught-x"] and shown["run_id"] == "run-2"
-    page.answer(shown["id"], True)
+    page.answer(shown["id"], "once")
     t.join(5)
-    assert answers == [True]
+    assert answers == ["once"]
     with pytest.raises(NotFound):
-        page.answer(shown["id"], False)
+        page.answer(shown["id"], "deny")
     assert b"click Save" not in written()  # sealed like a run's detail

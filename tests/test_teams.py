@@ -305,6 +305,9 @@ def test_the_daemon_answers_as_the_tokens_person(store: SkillStore, settings: Se
 
             # A run is its person's: bob's feedback goes on alice's skill, his run stays his.
             RunStore(store.as_person("bob")).start("run-bob-1", {"expenses": 2})
+            running = as_bob.post("/api/runs/run-bob-1/feedback", json={"slug": "expenses", "outcome": "success"})
+            assert running.status_code == 409  # judged once it ended, not while it runs
+            RunStore(store.as_person("bob")).finish("run-bob-1", "success", {"slug": "expenses"})
             clicked = as_bob.post("/api/runs/run-bob-1/feedback", json={"slug": "expenses", "outcome": "success"})
             assert clicked.status_code == 200 and clicked.json()["version"] == 3
             assert alice.get("/api/runs/run-bob-1").status_code == 404
@@ -441,3 +444,28 @@ def test_daemons_starting_at_once_know_their_person_once(settings: Settings) -> 
     assert errors == []
     known = [u["name"] for u in UserStore(open_database(settings)).all()]
     assert all(known.count(name) == 1 for name in names)
+
+
+def test_the_owner_sees_a_grantees_runs_of_their_skill_and_not_of_a_namesake(team) -> None:
+    """A run by bob of alice's shared skill shows on alice's skill (with its
+    outcome); carol's run of her own skill of the same name does not; a run
+    that only auto-loaded the skill (never used it) does not either."""
+    alice, bob, carol = team["alice"], team["bob"], team["carol"]
+    skill(alice, "expenses")
+    skill(carol, "expenses")  # carol's own, same name
+    GrantStore(alice).share("expenses", "bob", "edit")
+
+    def ran(store: SkillStore, used: list[str]) -> str:
+        runs = RunStore(store)
+        run_id = runs.new_run_id()
+        runs.start(run_id, {"expenses": 1})
+        runs.finish(run_id, "success", {"message": "done", "slug": used[0] if used else None, "used": used})
+        return run_id
+
+    by_bob, by_carol, loaded_only = ran(bob, ["expenses"]), ran(carol, ["expenses"]), ran(bob, [])
+    give_feedback(RunStore(bob), by_bob, "expenses", "success")
+    seen = RunStore(alice).of_skill("expenses")
+    assert [(r["run_id"], r["by"], r["feedback"]) for r in seen] == [(by_bob, "bob", "success")]
+    assert by_carol not in {r["run_id"] for r in seen} and loaded_only not in {r["run_id"] for r in seen}
+    assert [r["run_id"] for r in RunStore(carol).of_skill("expenses")] == [by_carol]
+    assert [r["run_id"] for r in RunStore(bob).of_skill("expenses")] == [by_bob]  # a grantee: their own only

@@ -51,13 +51,19 @@ def secrets_from_user(settings: Settings) -> Callable[[str], str]:
 @click.option("--approval", type=click.Choice(["auto", "ask"]), default="auto", show_default=True,
               help="ask: every action asks unless a saved rule allows its tool; skills that "
                    "require approval always ask.")
+@click.option("--pictures", is_flag=True,
+              help="Keep a picture of each step's target and page (secrets painted over) for the run's page "
+                   "on teachd serve; about 0.1 s a step.")
 @json_option
 @pass_app
 def run(app: App, slug: str, start_url: str | None, params: tuple[str, ...], headless: bool,
-        profile: str | None, step_timeout: float, approval: str, as_json: bool) -> int:
+        profile: str | None, step_timeout: float, approval: str, pictures: bool, as_json: bool) -> int:
     """Replay a taught skill in Chromium, with its approvals and scope; exit 0 only on success.
 
-    Approval requests read one answer each: `once` or `deny` (end of input: deny).
+    The first gated step shows the whole plan and asks once: `run` (every step of
+    this plan, in order, within scope, this run only), `once` (this step) or
+    `deny`. A step that drifted from the plan, or leaves the scope, asks again.
+    Each question reads one line; end of input is deny.
     Secrets come from a hidden prompt or TEACHD_SECRET_<NAME>.
     """
     from teachd.runner.gate import TerminalApprover
@@ -73,7 +79,7 @@ def run(app: App, slug: str, start_url: str | None, params: tuple[str, ...], hea
     settings = app.settings
     opts = RunOptions(params=values, start_url=start_url, headless=headless, chromium=settings.chromium,
                       display=settings.display, environ=settings.environ, profile=bound,
-                      run_setting=approval, step_timeout=step_timeout)
+                      run_setting=approval, step_timeout=step_timeout, pictures=pictures)
     rules = RuleStore(app.store.db, app.store.owner).tools()
     outcome = run_skill(_runs(app), rules, slug, TerminalApprover(), secrets_from_user(settings), opts,
                         progress=None if as_json else (lambda msg: click.echo(f"teachd: {msg}", err=True)))

@@ -47,7 +47,8 @@ def display(desktop: str | None) -> Iterator[tuple[str | None, bool]]:
 
 
 class AnnouncingApprover:
-    """The demo's person: each request is shown, then approved once."""
+    """The demo's person: the plan is shown and allowed for this run (one
+    answer); anything the plan does not cover is shown and allowed once."""
 
     def __init__(self, say: Callable[[str], None]) -> None:
         self.say = say
@@ -55,6 +56,10 @@ class AnnouncingApprover:
 
     def ask(self, request: Request) -> Answer:
         self.count += 1
+        if request.plan is not None:
+            self.say(f"  {request.plan.describe()}")
+            self.say(f"  approve? {request.describe()} → run (this run's whole plan)")
+            return Answer(request.id, True, run=True)
         self.say(f"  approve? {request.describe()} → once")
         return Answer(request.id, True)
 
@@ -65,7 +70,8 @@ def run_demo(say: Callable[[str], None], settings: Settings, home: Path | None =
     home = home or Path(tempfile.mkdtemp(prefix="teachd-demo-"))
     home.mkdir(parents=True, exist_ok=True, mode=0o700)
     password = "demo-" + secrets.token_urlsafe(9)  # known only to this process
-    env = teachd_env(home, base=settings.environ, owner="demo")
+    # saved as the person running the demo: `teachd serve` on this home then shows the skill
+    env = teachd_env(home, base=settings.environ, owner=settings.owner)
     port = free_port()
     summary: dict[str, Any] = {"home": str(home)}
     with display(settings.display) as (disp, headless):
@@ -82,7 +88,7 @@ def run_demo(say: Callable[[str], None], settings: Settings, home: Path | None =
                 raise Failed("the recording failed: " + " ".join(err.split())[-300:])
         saved = json.loads(out)
         summary.update(saved)
-        store = open_store(Settings(home=home, owner="demo"))
+        store = open_store(Settings(home=home, owner=settings.owner))
         skill = store.get(saved["slug"])
         say(f"2. Compiled and stored {skill.slug} v{skill.current_version} "
             f"(approval: {', '.join(sorted(skill.current.approval.gated)) or 'none'}). Its SKILL.md:\n")
@@ -95,7 +101,8 @@ def run_demo(say: Callable[[str], None], settings: Settings, home: Path | None =
 
         opts = RunOptions(headless=headless, chromium=settings.chromium, display=disp, environ=env)
         with SampleApp(password=password, variant=DRIFT, port=port) as changed:
-            outcome = run_skill(runs, frozenset(), skill.slug, AnnouncingApprover(say),
+            person = AnnouncingApprover(say)
+            outcome = run_skill(runs, frozenset(), skill.slug, person,
                                 lambda _name: password, opts, progress=lambda m: say("  " + m))
             judged = judge(outcome.status, changed.state)
             effect = {"reports": list(changed.state.reports), "groups": list(changed.state.groups)}
@@ -110,7 +117,7 @@ def run_demo(say: Callable[[str], None], settings: Settings, home: Path | None =
         leaks = [p for p in home.rglob("*") if p.is_file() and password.encode() in p.read_bytes()]
         say(f"5. The demo password appears in {len(leaks)} of the files under {home}.")
         summary.update(status=outcome.status, effect_ok=ok, run_id=outcome.run_id, leaks=len(leaks),
-                       version=updated.current_version)
+                       version=updated.current_version, questions=person.count)
         if not ok or leaks:
             raise Failed(f"the demo did not complete as expected (status {outcome.status}, "
                               f"{len(leaks)} leaks)")

@@ -16,7 +16,7 @@ import concurrent.futures
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mcp.server.elicitation import render_elicitation_schema
@@ -94,11 +94,17 @@ class ClientApprover:
         caller = self.caller
         if caller is not None and caller.can_elicit():
             message = f"teachd asks: allow this once? {request.describe()}"
+            if request.plan is not None:  # a replay's first gated step: one question for the whole plan
+                message = (f"teachd asks: allow this run? {request.plan.describe()}\n"
+                           f"First: {request.describe()}\nAccept allows exactly these steps, in order, "
+                           "within scope, for this run only; anything else (a step that drifted, another "
+                           "page) asks again.")
             try:
                 session = caller.ctx.request_context.session  # as Context.elicit asks, the raw answer kept
                 result = caller.run(session.elicit_form(message, ALLOW_ONCE_SCHEMA, caller.ctx.request_id),
                                     self.timeout)
-                return judge(request.id, result.action, result.content)
+                answer = judge(request.id, result.action, result.content)
+                return replace(answer, run=answer.allow and request.offers_run)
             except NoBackChannelError:
                 log.info("the client cannot be asked on this connection: the Approvals page asks")
             except TimeoutError:

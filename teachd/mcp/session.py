@@ -82,6 +82,7 @@ class McpRun:
         self.worker = BrowserWorker(services.opts)
         self.actions: list[dict[str, Any]] = []
         self.replays: list[str] = []
+        self.used: list[str] = []  # the skills the agent loaded, replayed or acted through: their chips
         self._plans: dict[tuple[str, int], Procedure | None] = {}
         self._lock = threading.Lock()
         self.closed = False
@@ -91,11 +92,17 @@ class McpRun:
     # -- skills -------------------------------------------------------------
     def load_skill(self, slug: str) -> dict[str, Any]:
         loaded = self.session.load_skill(slug)
+        self._used(slug)
         self.services.runs.set_skills(self.run_id, self.session.versions())
         return loaded
 
     def read_skill_file(self, slug: str, path: str) -> str:
         return self.session.read_skill_file(slug, path)
+
+    def _used(self, slug: str) -> None:
+        with self._lock:
+            if slug not in self.used:
+                self.used.append(slug)
 
     def feedback(self, slug: str, outcome: str, run_id: str | None, note: str | None) -> dict[str, Any]:
         ref = run_id or self.run_id
@@ -173,6 +180,7 @@ class McpRun:
     def run_skill(self, b: Browser, slug: str, params: dict[str, str]) -> dict[str, Any]:
         """The replay executor on this session's browser: an ordinary recorded run."""
         proc = prepare(self.session, slug, params)
+        self._used(slug)
         self._guarded(b)  # the session's rules hold under the replay's own scope
         self.services.runs.set_skills(self.run_id, self.session.versions())
         total = len(proc.steps)
@@ -226,6 +234,7 @@ class McpRun:
         """The element, and what it is when a taught anchor says so."""
         timeout = self.services.opts.step_timeout
         if act.anchor and act.skill:
+            self._used(act.skill)
             return self._by_anchor(b, act.skill, act.anchor, timeout)
         if act.ref or act.role:
             return by_ref_or_role(b, act, timeout), None
@@ -370,6 +379,7 @@ class McpRun:
                    + (f", replays {', '.join(self.replays)}" if self.replays else ""))
         self.services.runs.finish(self.run_id, "ended", {"message": message, "steps": actions,
                                                          "gate": self.gate.log, "client": self.client,
+                                                         "used": list(self.used),
                                                          "origin": f"MCP ({self.client})"})
 
 

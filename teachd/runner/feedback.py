@@ -5,9 +5,10 @@ feedback row, in one transaction."""
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
-from teachd.errors import BadInput, NotFound
+from teachd.errors import BadInput, Conflict, NotFound
 from teachd.skills.history import RUN_REF, append_history, history_line, mark_validated
 from teachd.store.models import Skill, SkillContent
 from teachd.store.runs import RunStore
@@ -57,3 +58,34 @@ def give_feedback(runs: RunStore, run_ref: str, slug: str, outcome: str, note: s
         return runs.skills.update(slug, edit, note=f"feedback: {outcome} (run {run_ref})", also=record)
     except AlreadyGiven:
         return runs.skills.get(slug)
+
+
+UNDO_SECONDS = 60  # a chip's click can be taken back this long
+
+
+def undo_feedback(runs: RunStore, run_ref: str, slug: str) -> Skill:
+    """Take back a chip's click within a minute: a new version whose content is
+    the one before the click (the History line gone), and the feedback row
+    removed, in one transaction. Refused once anything else changed the skill
+    since, or the minute is over: then a person edits the History instead."""
+    rows = runs.db.query("SELECT id, created_at FROM feedback WHERE owner = ? AND run_ref = ? AND slug = ?"
+                         " ORDER BY id DESC", (runs.owner, run_ref, slug))
+    if not rows:
+        raise NotFound(f"no feedback on {slug} for run {run_ref} to undo")
+    given = datetime.fromisoformat(str(rows[0]["created_at"]))
+    if (runs.clock() - given).total_seconds() > UNDO_SECONDS:
+        raise Conflict(f"that feedback is older than {UNDO_SECONDS} seconds: edit the History instead")
+    current = runs.skills.version(slug)
+    if not current.note.startswith("feedback: ") or f"(run {run_ref})" not in current.note:
+        raise Conflict(f"{slug} changed after that feedback (v{current.version}): edit its History instead")
+    before = runs.skills.version(slug, current.version - 1).content
+
+    def forget(tx: Any, _new_version: int) -> None:
+        tx.execute("DELETE FROM feedback WHERE id = ?", (rows[0]["id"],))
+
+    def edit(now: SkillContent) -> SkillContent:
+        if now != current.content:  # inside the write: another change came first
+            raise Conflict(f"{slug} changed meanwhile: edit its History instead")
+        return before
+
+    return runs.skills.update(slug, edit, note=f"feedback undone (run {run_ref})", also=forget)

@@ -5,6 +5,14 @@ waits for the user, whatever the run's own setting; a saved "always allow"
 rule does not satisfy it (it still works for tools no loaded skill gates).
 Each request has its own id and an answer is bound to it, so an approval for
 one action can never be spent on another. Deny, or no answer, stops the run.
+
+A replay offers its whole plan with its first gated step (DESIGN §3.5): the
+answer ``run`` covers exactly the listed steps of this replay, in order, each
+acted on as taught and within scope. Anything else asks again — a step found
+through a repair or a drifted match (``Action.planned`` false), a question
+with a reason of its own (outside the scope), a step again (a retry), an
+agent's own ``computer_act`` — and the grant ends with the replay: it is
+never saved, and the next run asks again.
 """
 
 from __future__ import annotations
@@ -26,6 +34,52 @@ class Action:
     target: str
     page: str | None = None
     step: int | None = None
+    planned: bool = False  # this replay's plan step, found exactly as taught (a run grant may cover it)
+    note: str = ""  # why a plan step is asked again (it drifted from what the plan showed)
+
+
+@dataclass(frozen=True)
+class PlanStep:
+    """One line of the plan a ``run`` answer approves, as a person reads it."""
+
+    n: int
+    action: str
+    target: str
+    page: str | None = None
+    value: str | None = None  # what will be typed or chosen; a secret shows as [secret NAME]
+    secret: bool = False
+
+    def as_dict(self) -> dict[str, object]:
+        return {"n": self.n, "action": self.action, "target": self.target, "page": self.page,
+                "value": self.value, "secret": self.secret}
+
+    def line(self, page: bool = True) -> str:
+        value = f" {quoted(self.value, 120)}" if self.value is not None and not self.secret else \
+            f" {self.value}" if self.value else ""
+        where = f" on {quoted(self.page, 120)}" if self.page and page else ""
+        return f"{self.n}. {self.action} {self.target}{value}{where}"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A replay's whole plan: its steps and the origins it may act on."""
+
+    slug: str
+    steps: tuple[PlanStep, ...]
+    origins: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, object]:
+        return {"slug": self.slug, "steps": [s.as_dict() for s in self.steps], "origins": list(self.origins)}
+
+    def describe(self) -> str:
+        scope = " ".join(self.origins) or "no scope recorded"
+        lines, page = [f"the whole plan of {self.slug} ({len(self.steps)} steps, within {scope}):"], None
+        for s in self.steps:  # grouped by the page each step acts on, as a person reads it
+            if s.page and s.page != page:
+                page = s.page
+                lines.append(f"  on {quoted(page, 120)}:")
+            lines.append(("    " if page else "  ") + s.line(page=False))
+        return "\n".join(lines)
 
 
 @dataclass(frozen=True)
@@ -34,18 +88,33 @@ class Request:
     action: Action
     skills: tuple[str, ...]
     reason: str
+    plan: Plan | None = None  # offered: the answer ``run`` approves this whole plan
+
+    @property
+    def offers_run(self) -> bool:
+        return self.plan is not None
 
     def as_dict(self) -> dict[str, object]:
         a = self.action
-        return {"step": a.step, "tool": a.tool, "action": a.target, "page": a.page,
-                "skills": list(self.skills), "reason": self.reason}
+        total = len(self.plan.steps) if self.plan else None
+        return {"step": a.step, "tool": a.tool, "action": a.target, "page": a.page, "note": a.note,
+                "skills": list(self.skills), "reason": self.reason, "offers_run": self.offers_run,
+                "plan": self.plan.as_dict() if self.plan else None, "of": total}
+
+    @property
+    def answers(self) -> str:
+        return "run/once/deny" if self.offers_run else "once/deny"
 
     def describe(self) -> str:
         # a page's URL is anyone's text: quoted, like what an agent wrote
         where = f" on {quoted(self.action.page, 300)}" if self.action.page else ""
         step = f"step {self.action.step}: " if self.action.step is not None else ""
         who = f" (required by skill {', '.join(self.skills)})" if self.skills else ""
-        return f"{step}{self.action.tool} {self.action.target}{where} — {self.reason}{who}"
+        note = f"; {self.action.note}" if self.action.note else ""
+        return f"{step}{self.action.tool} {self.action.target}{where} — {self.reason}{note}{who}"
+
+
+ANSWERS = ("run", "once", "deny")
 
 
 @dataclass(frozen=True)
@@ -53,6 +122,12 @@ class Answer:
     request_id: int
     allow: bool
     why: str = ""  # a deny's reason when it is not the person's plain "no" (e.g. an answer not understood)
+    run: bool = False  # allow the whole plan the request offered (only with ``allow``)
+
+    @classmethod
+    def said(cls, request_id: int, word: str) -> Answer:
+        """A person's word: ``run``, ``once``; anything else is a deny."""
+        return cls(request_id, word in ("run", "once"), run=word == "run")
 
 
 class Approver(Protocol):
@@ -62,7 +137,9 @@ class Approver(Protocol):
 class Asks(Protocol):
     """Somewhere a person answers: the store's queue of pending approvals."""
 
-    def wait(self, run_id: str, request: Mapping[str, object], timeout: float | None = None) -> bool: ...
+    def wait(self, run_id: str, request: Mapping[str, object], timeout: float | None = None) -> str:
+        """The person's answer: ``run``, ``once`` or ``deny`` (no answer in time)."""
+        ...
 
 
 @dataclass
@@ -75,7 +152,8 @@ class PageApprover:
     timeout: float | None = None
 
     def ask(self, request: Request) -> Answer:
-        return Answer(request.id, self.queue.wait(self.run_id, request.as_dict(), self.timeout))
+        word = self.queue.wait(self.run_id, request.as_dict(), self.timeout)
+        return Answer.said(request.id, word if request.offers_run or word != "run" else "once")
 
 
 class DenyAll:
@@ -86,15 +164,20 @@ class DenyAll:
 
 
 class TerminalApprover:
-    """One answer per request: ``once`` or ``deny``. On a terminal it prompts;
-    otherwise it reads one line per request; end of input means deny."""
+    """One answer per request: ``run`` (when the request offers the plan),
+    ``once`` or ``deny``. On a terminal it prompts; otherwise it reads one
+    line per request; end of input means deny."""
 
     def __init__(self, stdin: IO[str] | None = None, stderr: IO[str] | None = None) -> None:
         self.stdin = stdin or sys.stdin
         self.stderr = stderr or sys.stderr
+        self._shown: Plan | None = None  # a plan offered again (after "once") is not printed again
 
     def ask(self, request: Request) -> Answer:
-        self.stderr.write(f"teachd: approve? {request.describe()} [once/deny]: ")
+        if request.plan is not None and request.plan is not self._shown:
+            self._shown = request.plan
+            self.stderr.write(f"teachd: {request.plan.describe()}\n")
+        self.stderr.write(f"teachd: approve? {request.describe()} [{request.answers}]: ")
         self.stderr.flush()
         line = self.stdin.readline()
         answer = line.strip().lower()
@@ -102,7 +185,9 @@ class TerminalApprover:
             self.stderr.write("(no answer: deny)\n")
         elif not self.stdin.isatty():
             self.stderr.write(f"{answer}\n")
-        return Answer(request.id, answer == "once")
+        if answer == "run" and not request.offers_run:
+            answer = "once"  # nothing else was offered: "run" means this one
+        return Answer.said(request.id, answer)
 
 
 @dataclass
@@ -113,6 +198,19 @@ class Gate:
     loaded: dict[str, Approval] = field(default_factory=dict)
     log: list[dict[str, object]] = field(default_factory=list)
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    _plan: Plan | None = None  # the replay under way: offered with its first gated step
+    _granted: Plan | None = None  # ... and approved whole (``run``)
+    _covered: int = 0  # the last plan step the grant let through: the next must come after it
+
+    def offer(self, plan: Plan | None) -> None:
+        """A replay begins (``plan``) or ends (None): a grant never outlives it."""
+        self._plan, self._granted, self._covered = plan, None, 0
+
+    def _grant_covers(self, action: Action) -> bool:
+        plan = self._granted
+        if plan is None or not action.planned or action.step is None or action.step <= self._covered:
+            return False  # not a plan step found as taught, or one again (a retry)
+        return any(s.n == action.step for s in plan.steps)
 
     def load(self, slug: str, approval: Approval) -> None:
         self.loaded[slug] = approval
@@ -133,6 +231,8 @@ class Gate:
     def check(self, action: Action, reason: str | None = None) -> None:
         """Return when the action may go ahead; raise PolicyStop otherwise."""
         skills = self.requiring(action.tool)
+        if self._plan is not None and self._plan.slug in skills:
+            skills = (self._plan.slug,)  # the skill this replay uses, not every one auto-loaded beside it
         if reason is None:
             if skills:
                 reason = "a loaded skill requires approval"
@@ -141,11 +241,26 @@ class Gate:
             else:
                 self.log.append({"action": action.__dict__, "decision": "allowed without asking"})
                 return
-        request = Request(next(self._ids), action, skills, reason)
+            if self._grant_covers(action):
+                self._covered = int(action.step or 0)
+                self.log.append({"action": action.__dict__, "skills": list(skills), "reason": reason,
+                                 "decision": "allowed by this run's approval"})
+                return
+        # The plan is offered once, with a plan step found as taught and no
+        # reason of its own; a step the grant does not cover asks this one.
+        offer = self._plan if (self._granted is None and action.planned and reason in (
+            "a loaded skill requires approval", "this run asks before every action")) else None
+        request = Request(next(self._ids), action, skills, reason, offer)
         answer = self.approver.ask(request)
         granted = answer.request_id == request.id and answer.allow
+        whole = granted and answer.run and offer is not None
+        decision = "allowed this run" if whole else "allowed once" if granted else "denied"
         self.log.append({"action": action.__dict__, "skills": list(skills), "reason": reason,
-                         "decision": "allowed once" if granted else "denied"})
+                         "decision": decision})
         if not granted:
             why = f" ({answer.why})" if answer.why else ""
             raise PolicyStop(f"not approved{why}: {request.describe()}")
+        if whole:
+            self._granted, self._covered = offer, int(action.step or 0)
+        elif action.planned and action.step is not None:
+            self._covered = max(self._covered, action.step)

@@ -225,3 +225,21 @@ def choose(expect: Mapping[str, Any], candidates: Sequence[Candidate],
     if ambiguous:
         return Choice(None, f"ambiguous: several elements match by {', '.join(ambiguous)}")
     return Choice(None, "not found on the page")
+
+
+def as_taught(expect: Mapping[str, Any], found: Mapping[str, Any], via: set[str]) -> bool:
+    """Found exactly as demonstrated: the same tag and role, the same name
+    (or icon), where it lived, by the anchor's own locators (no loosened
+    name). Only such a step may go ahead under a ``run`` approval: a
+    drifted match is a deviation from the plan the person approved."""
+    own = {label for label in via if not label.endswith("~")}
+    if not own:
+        return False  # found only by a loosened name
+    for key in ("tag", "role"):
+        want, got = expect.get(key), found.get(key)
+        if want and got and str(want).lower() != str(got).lower():
+            return False
+    href, fhref = expect.get("href"), (found.get("attrs") or {}).get("href")
+    if href and fhref and href != fhref:
+        return False
+    return agrees(expect, found, own).score == EXACT

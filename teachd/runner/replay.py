@@ -39,7 +39,9 @@ from compiler.scope import in_scope, matches_pattern, url_pattern
 from teachd.errors import InvalidSkill, PolicyStop, TeachdError
 from teachd.runner.gate import Action, Gate
 from teachd.runner.guard import Layer, Stopped, element_location, focused_location, guard_for
-from teachd.runner.match import EXACT, GAINED, Candidate, Choice, agrees, choose, name_score, words
+from teachd.runner.match import EXACT, GAINED, Candidate, Choice, agrees, as_taught, choose, name_score, words
+from teachd.runner.observe import StepObserver, crop, thumbnail
+from teachd.runner.plan_view import plan_of
 from teachd.runner.secrecy import MARK, Scrubber
 
 if TYPE_CHECKING:
@@ -227,10 +229,21 @@ class StepResult:
     status: str
     detail: str = ""
     via: list[str] = field(default_factory=list)
+    ms: int | None = None  # how long the step took, not counting the wait for a person's answer
+    asked: bool = False  # a person was asked before it went ahead
+    waited_ms: int = 0  # how long it waited for that answer
 
     def as_dict(self) -> dict[str, Any]:
         return {"n": self.n, "action": self.action, "status": self.status, "detail": self.detail,
-                "via": self.via}
+                "via": self.via, "ms": self.ms, "asked": self.asked, "waited_ms": self.waited_ms}
+
+
+class Cancelled(PolicyStop):
+    """Someone cancelled the run: it stopped between steps."""
+
+
+def _ms(since: float) -> int:
+    return round((time.monotonic() - since) * 1000)
 
 
 def via_label(loc: Locator) -> str:
@@ -320,8 +333,15 @@ class Replayer:
     def __init__(self, context: BrowserContext, page: Page, proc: Procedure, gate: Gate,
                  params: Mapping[str, str], secret: Callable[[str], str],
                  start_url: str | None = None, progress: Callable[[str], None] | None = None,
-                 step_timeout: float = STEP_TIMEOUT) -> None:
+                 step_timeout: float = STEP_TIMEOUT, slug: str = "", observer: StepObserver | None = None,
+                 cancelled: Callable[[], str | None] | None = None) -> None:
         self.context, self.page, self.proc, self.gate = context, page, proc, gate
+        self.slug, self.observer = slug, observer
+        self.cancelled = cancelled or (lambda: None)  # who cancelled the run, asked between steps
+        self._as_taught = False  # the last target was found exactly as demonstrated
+        self._asked = False  # the step under way asked a person
+        self._waited = 0  # ... and waited this many ms for the answer
+        self._secret_fields: list[PwLocator] = []  # painted over in every picture
         self.scrubber = Scrubber()  # the secrets this replay typed: never in its results or errors
         self.params, self.secret = dict(params), lambda name: self.scrubber.remember(secret(name))
         self.start_url = start_url
@@ -473,6 +493,9 @@ class Replayer:
                 choice, root = agreed(found)
                 if choice.candidate is not None and root is not None:
                     self._found_in = root
+                    first = found[0][1].candidate  # the taught evidence's own pick, not a repair's
+                    self._as_taught = first is not None and first.identity == choice.candidate.identity \
+                        and as_taught(anchor.expect, first.found, first.via)
                     return self._act_on(root, choice.candidate), choice
                 if remaining <= 0:
                     break
@@ -490,11 +513,23 @@ class Replayer:
         raise Halt(plain(f"step {n}: {anchor.describe} — {choice.reason}; stopping rather than guessing"))
 
     # -- guards -------------------------------------------------------------
-    def _guard(self, n: int, what: str, url: str) -> None:
+    def _guard(self, n: int, what: str, url: str, planned: bool = True) -> None:
+        """``planned``: the step is acted on as the plan lists it (a ``run``
+        answer may cover it); a drifted or repaired match is not."""
         outside = None
         if self.proc.scope and not in_scope(url, self.proc.scope):
             outside = f"{url} is outside the skill's allowed scope ({' '.join(self.proc.scope)})"
-        self.gate.guard(Action("computer_act", what, url, n), outside)
+        asked, began = len(self.gate.log), time.monotonic()
+        note = "" if planned else ("found, but not exactly as demonstrated (the page changed since): "
+                                   "asked again, outside any approval of the whole run")
+        act = Action("computer_act", what, url, n, planned=planned and not outside, note=note)
+        try:
+            self.gate.guard(act, outside)
+        finally:
+            self._asked = any("reason" in e and e.get("decision") != "allowed by this run's approval"
+                              for e in self.gate.log[asked:])
+            if self._asked:
+                self._waited += _ms(began)
 
     def navigation_outside(self, url: str) -> str | None:
         """A page or frame of any tab going outside the scope (the guard's judge;
@@ -543,9 +578,11 @@ class Replayer:
         layer = guard.add(scoped) if self.proc.scope else None
         guard.take()  # what an earlier act stopped is not this replay's
         self.traffic.watch(self.page)
+        self.gate.offer(plan_of(self.slug, self.proc, self.params, self.start_url))
         try:
             self._steps(until)
         finally:
+            self.gate.offer(None)  # a run approval ends with its replay
             self.traffic.close()
             if layer is not None:
                 guard.drop(layer)
@@ -555,21 +592,26 @@ class Replayer:
             n, action = step.n, step.action
             if until is not None and n >= until:
                 return
+            if who := self.cancelled():
+                raise Cancelled(f"cancelled by {who} before step {n}")
             self._next = self.proc.steps[i + 1] if i + 1 < len(self.proc.steps) else None
             self.progress(plain(f"step {n}: {action} {step.describe or step.url or ''}"))
+            self._asked, self._waited = False, 0
+            began = time.monotonic()
+            self._tell(StepResult(n, action, "running", plain(step.describe or step.url or "")))
             try:
                 via = self._do(step)
             except (Halt, PolicyStop) as exc:
                 clean = self.scrubber.scrub(str(exc))
-                self.results.append(StepResult(n, action, "halted", clean))
+                self._end(StepResult(n, action, "halted", clean, **self._timing(began)))
                 if clean != str(exc):
                     raise type(exc)(clean) from None
                 raise
             except PlaywrightError as exc:  # Playwright's own errors: a halt, named
                 msg = self.scrubber.scrub(f"step {n}: {str(exc).splitlines()[0]}")
-                self.results.append(StepResult(n, action, "halted", msg))
+                self._end(StepResult(n, action, "halted", msg, **self._timing(began)))
                 raise Halt(msg) from None
-            self.results.append(StepResult(n, action, "ok", step.describe or "", via))
+            self._end(StepResult(n, action, "ok", step.describe or "", via, **self._timing(began)))
         self._next = None
         try:
             self.check_success()
@@ -579,6 +621,31 @@ class Replayer:
                 raise Halt(clean) from None
             raise
         self.notes = [self.scrubber.scrub(note) for note in self.notes]
+
+    # -- watching -----------------------------------------------------------
+    def _timing(self, began: float) -> dict[str, Any]:
+        """The step's own time (a person's answer not counted), and that wait."""
+        return {"ms": max(0, _ms(began) - self._waited), "asked": self._asked, "waited_ms": self._waited}
+
+    def _tell(self, result: StepResult) -> None:
+        if self.observer is not None:
+            self.observer.step(result.as_dict())
+
+    def _end(self, result: StepResult) -> None:
+        self.results.append(result)
+        watching = self.observer is not None and self.observer.pictures
+        if watching and result.action not in ("os_click", "os_key") \
+                and (after := thumbnail(self.page, self._secret_fields)) is not None:
+            self.observer.picture(result.n, "after", after)  # type: ignore[union-attr]
+        self._tell(result)
+
+    def _before(self, step: PlanStep, target: PwLocator) -> None:
+        """The target's crop as it is about to be acted on (a secret's field painted over)."""
+        if step.secret:
+            self._secret_fields.append(target)
+        if self.observer is not None and self.observer.pictures:
+            if (jpeg := crop(self.page, target, self._secret_fields)) is not None:
+                self.observer.picture(step.n, "before", jpeg)
 
     def _do(self, step: PlanStep) -> list[str]:
         """Act, then, where the demonstration went to another page, wait for it."""
@@ -621,7 +688,9 @@ class Replayer:
             raise Halt(f"step {n}: no anchor for its target")
         target, choice = self.resolve(n, anchor)
         # judged by the element's own frame: a cross-origin iframe on an in-scope page is not in scope
-        self._guard(n, plain(f"{action} {step.describe or ''}".strip()), self._location(target))
+        self._guard(n, plain(f"{action} {step.describe or ''}".strip()), self._location(target),
+                    planned=self._as_taught)
+        self._before(step, target)
         found = choice.candidate.found if choice.candidate is not None else {}
         # A click right after a field was filled, or one that submits, waits
         # for the fields to have settled: after a choice the page may still be

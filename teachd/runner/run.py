@@ -22,7 +22,8 @@ from compiler.plan import Procedure
 from recorder.browser import CAPTURE_JS
 from teachd.errors import BadInput, PolicyStop, Unavailable
 from teachd.runner.gate import Approver, Gate
-from teachd.runner.replay import STEP_TIMEOUT, Halt, Replayer
+from teachd.runner.plan_view import plan_of
+from teachd.runner.replay import STEP_TIMEOUT, Cancelled, Halt, Replayer
 from teachd.runner.secrecy import without_secrets
 from teachd.runner.session import RunSession
 from teachd.store.runs import RunStore
@@ -63,6 +64,10 @@ class RunOptions:
     run_setting: str = "auto"
     step_timeout: float = STEP_TIMEOUT
     origin: str = ""  # who started it, for the Runs page: "", "web UI", "schedule 3", "MCP session …"
+    run_id: str | None = None  # recorded already (the daemon shows the run page before the browser starts)
+    # a before/after picture of each step, for the run page (~0.1 s a step): on for the runs the
+    # daemon starts (a person follows them there), `teachd run --pictures` for the command line
+    pictures: bool = False
 
 
 def run_skill(runs: RunStore, saved_rules: frozenset[str], slug: str, approver: Approver,
@@ -126,19 +131,53 @@ def open_chromium(opts: RunOptions) -> Iterator[tuple[BrowserContext, Page]]:
             browser.close()
 
 
+class RunWatch:
+    """A replay's observer that keeps the run page's record: the plan, each
+    step as it begins and ends, the pictures (teachd.runner.observe)."""
+
+    def __init__(self, runs: RunStore, run_id: str, base: dict[str, Any], pictures: bool) -> None:
+        self.runs, self.run_id, self.base, self.pictures = runs, run_id, base, pictures
+        self.steps: dict[int, dict[str, Any]] = {}
+
+    def step(self, result: dict[str, Any]) -> None:
+        self.steps[int(result["n"])] = result
+        self.runs.progress(self.run_id, self.detail())
+
+    def picture(self, n: int, kind: str, jpeg: bytes) -> None:
+        self.runs.put_picture(self.run_id, n, kind, jpeg)
+
+    def detail(self) -> dict[str, Any]:
+        return {**self.base, "steps": [self.steps[n] for n in sorted(self.steps)]}
+
+
+def begin(runs: RunStore, session: RunSession, slug: str, opts: RunOptions) -> str:
+    """The run's record, before anything acts: its id, skills and what it was asked to do."""
+    run_id = opts.run_id or runs.new_run_id()
+    if opts.run_id:
+        runs.set_skills(run_id, session.versions())
+    else:
+        runs.start(run_id, session.versions())
+    return run_id
+
+
 def replay(runs: RunStore, session: RunSession, slug: str, proc: Procedure, context: BrowserContext,
            page: Page, opts: RunOptions, secret: Callable[[str], str],
            progress: Callable[[str], None] | None = None,
            on_start: Callable[[str], None] | None = None) -> tuple[RunOutcome, Page]:
     """The one executor (``teachd run``, the daemon, MCP's ``run_skill``): a
     recorded run whatever happens; returns the outcome and the page it ended on."""
-    run_id = runs.new_run_id()
-    runs.start(run_id, session.versions())
+    run_id = begin(runs, session, slug, opts)
     if on_start:
         on_start(run_id)
     status, message = "failure", ""
+    plan = plan_of(slug, proc, opts.params, opts.start_url)
+    base = {"slug": slug, "origin": opts.origin, "used": [slug], "params": dict(opts.params),
+            "start_url": opts.start_url, "plan": plan.as_dict()["steps"], "origins": list(plan.origins)}
+    watch = RunWatch(runs, run_id, base, opts.pictures)
+    runs.progress(run_id, watch.detail())
     replayer = Replayer(context, page, proc, session.gate, opts.params, secret,
-                        start_url=opts.start_url, progress=progress, step_timeout=opts.step_timeout)
+                        start_url=opts.start_url, progress=progress, step_timeout=opts.step_timeout,
+                        slug=slug, observer=watch, cancelled=lambda: runs.cancelled_by(run_id))
     log_from = len(session.gate.log)
     try:
         replayer.run()
@@ -150,10 +189,12 @@ def replay(runs: RunStore, session: RunSession, slug: str, proc: Procedure, cont
             message += " (" + "; ".join(replayer.notes) + ")"
     except PolicyStop as exc:
         status, message = "aborted", str(exc)
+        if (who := runs.cancelled_by(run_id)) and not isinstance(exc, Cancelled):
+            message = f"cancelled by {who} ({exc})"
     except Halt as exc:
         status, message = "failure", str(exc)
     finally:
         steps = [r.as_dict() for r in replayer.results]
-        runs.finish(run_id, status, {"message": message, "steps": steps, "slug": slug,
-                                     "gate": session.gate.log[log_from:], "origin": opts.origin})
+        runs.finish(run_id, status, {**watch.detail(), "message": message, "steps": steps,
+                                     "gate": session.gate.log[log_from:]})
     return RunOutcome(run_id, status, message, steps, session.versions()), replayer.page

@@ -38,7 +38,7 @@ from teachd.server.secrets import SecretDesk, person_settings, without_secrets
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.locks import FileLock
 from teachd.store.profiles import resolve_profile
-from teachd.store.runs import RunStore
+from teachd.store.runs import RunStore, purge_pictures
 from teachd.store.schedules import ScheduleStore, spec_of
 from teachd.store.skills import SkillStore
 from teachd.teach.process import TEACH_LOCK
@@ -159,6 +159,9 @@ class ScheduleService:
         removed = purge_recordings(self.settings.recordings_dir, self.settings.retention_days, keep=keep)
         if removed:
             log.info("purged %d old recording(s)", len(removed))
+        pictures = purge_pictures(self.store.db, self.settings.retention_days)
+        if pictures:
+            log.info("purged the step pictures of %d old run(s)", pictures)
         return removed
 
     def _fire_schedule(self, sid: int) -> None:
@@ -201,7 +204,8 @@ class ScheduleService:
         outcome = run_on_the_page(RunStore(store), settings, approvals, desk, view["slug"],
                                   dict(view["params"]), label=f"schedule-{view['id']}",
                                   origin=f"schedule {view['id']}", timeout=float(view["timeout_s"]),
-                                  profile=resolve_profile(self.settings, store, view["profile"]))
+                                  profile=resolve_profile(self.settings, store, view["profile"]),
+                                  start_url=view.get("start_url"))
         label = outcome.status
         if outcome.status == "aborted" and outcome.message.startswith("not approved"):
             label = "not approved"

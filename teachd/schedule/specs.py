@@ -49,6 +49,7 @@ class Spec:
     params: dict[str, str] = field(default_factory=dict)
     profile: str | None = None
     timeout_s: int = DEFAULT_TIMEOUT
+    start_url: str | None = None  # where the run begins instead of the demonstrated first page
 
     def check(self) -> None:
         if self.kind not in KINDS:
@@ -57,6 +58,8 @@ class Spec:
             raise BadInput("give one of --cron \"MIN HOUR DOM MON DOW\" or --every 6h")
         if self.kind == "check" and self.params:
             raise BadInput("a health check takes no parameters: it types nothing")
+        if self.start_url is not None and not self.start_url.lower().startswith(("http://", "https://")):
+            raise BadInput("the start address must be a web address (http:// or https://)")
         trigger(self)  # a cron expression APScheduler would refuse is refused now
 
     @property
@@ -134,7 +137,8 @@ def missed_note(trig: BaseTrigger, since: datetime, now: datetime) -> str:
 
 def spec_from(slug: str, *, cron: str | None = None, every: str | None = None,
               params: dict[str, str] | None = None, profile: str | None = None, check: bool = False,
-              timeout: float = DEFAULT_TIMEOUT, profiles: Collection[str] = ()) -> Spec:
+              timeout: float = DEFAULT_TIMEOUT, profiles: Collection[str] = (),
+              start_url: str | None = None) -> Spec:
     """A schedule from what the person typed (the CLI and the web UI alike);
     ``profiles``: the ones config.yaml defines."""
     if timeout <= 0:
@@ -142,6 +146,6 @@ def spec_from(slug: str, *, cron: str | None = None, every: str | None = None,
     if profile and profile not in profiles:
         raise BadInput(f"no profile {profile!r} in config.yaml")
     spec = Spec(slug, "check" if check else "run", cron or None, parse_every(every) if every else None,
-                dict(params or {}), profile or None, int(timeout))
+                dict(params or {}), profile or None, int(timeout), start_url or None)
     spec.check()
     return spec

@@ -13,8 +13,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from compiler.plan import PlanError, Procedure
 from teachd.errors import BadInput, Conflict, NotFound, PolicyStop
-from teachd.runner.feedback import OUTCOMES, give_feedback
+from teachd.runner.gate import ANSWERS
 from teachd.schedule.specs import DEFAULT_TIMEOUT, spec_from
 from teachd.server.state import Daemon
 from teachd.skills.approval import GATED_TOOLS
@@ -53,7 +54,26 @@ def skill_view(d: Daemon, skill: Skill) -> dict[str, Any]:
     shared = GrantStore(d.store).of(skill.slug) if skill.access == "own" else []
     return {**skill.summary(), "description": c.description, "instructions": c.instructions,
             "files": c.files, "approval": c.approval.to_dict(), "metadata": c.metadata, "versions": versions,
-            "health": ScheduleStore(d.store).health().get(skill.slug), "shared_with": shared}
+            "health": ScheduleStore(d.store).health().get(skill.slug), "shared_with": shared,
+            **run_form(c.files)}
+
+
+def run_form(files: dict[str, str]) -> dict[str, Any]:
+    """What a run form asks for: the skill's declared parameters (name,
+    description, default) — and the names of the secrets it types, which are
+    never in a form: they are asked when the run needs them."""
+    try:
+        proc = Procedure.from_files(files)
+    except PlanError:
+        return {"parameters": [], "secrets": [], "replayable": False}
+    def described(spec: dict[str, Any]) -> str:
+        what = str(spec.get("description") or spec.get("describe") or "").replace("**", "")
+        return f"{what} (step {spec['step']})" if what and spec.get("step") else what
+
+    params = [{"name": name, "description": described(spec), "default": str(spec.get("default") or ""),
+               "step": spec.get("step")} for name, spec in proc.parameters.items()]
+    return {"parameters": params, "secrets": sorted(proc.secrets), "replayable": True,
+            "start_url": proc.start_url}
 
 
 async def skills_list(request: Request) -> JSONResponse:
@@ -348,59 +368,6 @@ async def teach_stop(request: Request) -> JSONResponse:
     return JSONResponse(await run_in_threadpool(d.teaching.stop, d.user))
 
 
-async def runs_list(request: Request) -> JSONResponse:
-    """
-    summary: Recent runs (CLI, daemon, agents), with the skills and versions each loaded, and feedback given
-    responses:
-      200: {description: runs}
-    """
-    d = daemon(request)
-    return JSONResponse([{**r, "feedback": d.runs.feedback_given(r["run_id"])} for r in d.runs.recent()])
-
-
-async def run_show(request: Request) -> JSONResponse:
-    """
-    summary: One run, with its feedback
-    responses:
-      200: {description: the run}
-      404: {description: no such run}
-    """
-    d = daemon(request)
-    run_id = request.path_params["run_id"]
-    return JSONResponse({**d.runs.one(run_id), "feedback": d.runs.feedback_given(run_id)})
-
-
-async def runs_start(request: Request) -> JSONResponse:
-    """
-    summary: Replay a taught skill (`slug`, `params`, `start_url`); its approvals wait on the Approvals page
-    responses:
-      200: {description: the job id}
-    """
-    data = await body(request)
-    slug = _text(data, "slug")
-    params = data.get("params") or {}
-    if not slug or not isinstance(params, dict) or not all(isinstance(v, str) for v in params.values()):
-        raise BadInput("send `slug` and, optionally, `params` as text values")
-    job = daemon(request).jobs.start(slug, params, _text(data, "start_url"))
-    return JSONResponse({"job": job})
-
-
-async def run_feedback(request: Request) -> JSONResponse:
-    """
-    summary: One click on a run's skill chip (`slug`, `outcome`); a second click records nothing more
-    responses:
-      200: {description: the skill's version after it}
-    """
-    data = await body(request)
-    slug, outcome = _text(data, "slug"), _text(data, "outcome")
-    if not slug or outcome not in OUTCOMES:
-        raise BadInput("send `slug` and `outcome` (success or failure)")
-    d = daemon(request)
-    run_id = request.path_params["run_id"]
-    skill = give_feedback(d.runs, run_id, slug, outcome, _text(data, "note"), once=True)
-    return JSONResponse({**skill.summary(), "feedback": d.runs.feedback_given(run_id)})
-
-
 async def approvals_list(request: Request) -> JSONResponse:
     """
     summary: Requests waiting for a person, and the saved "always allow" rules
@@ -413,19 +380,25 @@ async def approvals_list(request: Request) -> JSONResponse:
 
 async def approval_answer(request: Request) -> JSONResponse:
     """
-    summary: Answer one waiting request (`allow` true = allow once; false = deny; a JSON boolean)
+    summary: "Answer a waiting request: `answer` run (its whole plan), once (this step) or deny"
+    description: '`{"allow": true}` is once and false is deny (a JSON boolean); an unknown answer is deny.'
     responses:
       200: {description: answered}
-      400: {description: "`allow` is not a JSON boolean: nothing is answered"}
+      400: {description: "`allow` not a JSON boolean, or `run` where no plan was offered: nothing answered"}
       404: {description: answered already or timed out}
     """
     data = await body(request)
     pid = request.path_params["pid"]
-    allow = data.get("allow")
-    if not isinstance(allow, bool):  # typed: "false", 1, [] or a missing answer is no answer at all
-        raise BadInput("send `allow`: true (allow once) or false (deny), as a JSON boolean")
-    daemon(request).approvals.answer(pid, allow)
-    return JSONResponse({"id": pid, "allow": allow})
+    word = data.get("answer")
+    if "answer" not in data:
+        allow = data.get("allow")
+        if not isinstance(allow, bool):  # typed: "false", 1, [] or a missing answer is no answer at all
+            raise BadInput("send `answer`: run, once or deny (or `allow` as a JSON boolean: true is once)")
+        word = "once" if allow else "deny"
+    elif word not in ANSWERS:
+        word = "deny"  # an answer teachd does not know is a no
+    daemon(request).approvals.answer(pid, str(word))
+    return JSONResponse({"id": pid, "answer": word, "allow": word != "deny"})
 
 
 def _bearer_only(request: Request) -> None:
@@ -524,7 +497,7 @@ async def scheduler_state(request: Request) -> JSONResponse:
 
 async def schedule_add(request: Request) -> JSONResponse:
     """
-    summary: Add a schedule (`slug`, `cron` or `every`, `params`, `profile`, `check`, `timeout`)
+    summary: Add a schedule (`slug`, `cron` or `every`, `params`, `start_url`, `profile`, `check`, `timeout`)
     responses:
       200: {description: the schedule's id}
       400: {description: a bad cron expression, interval or parameter}
@@ -539,7 +512,8 @@ async def schedule_add(request: Request) -> JSONResponse:
     d = daemon(request)
     spec = spec_from(_text(data, "slug") or "", cron=_text(data, "cron"), every=_text(data, "every"),
                      params=params, profile=_text(data, "profile"), check=bool(data.get("check")),
-                     timeout=timeout, profiles=profile_names(d.settings, d.store))
+                     timeout=timeout, profiles=profile_names(d.settings, d.store),
+                     start_url=_text(data, "start_url") or None)
     sid = ScheduleStore(d.store).add(spec)
     d.schedules.sync_soon()
     return JSONResponse({"id": sid})
@@ -682,10 +656,6 @@ ROUTES = [
     Route("/api/teach/stop", teach_stop, methods=["POST"]),
     Route("/api/teach/command", teach_command, methods=["POST"]),
     Route("/api/teach/apply", teach_apply, methods=["POST"]),
-    Route("/api/runs", runs_list, methods=["GET"]),
-    Route("/api/runs", runs_start, methods=["POST"]),
-    Route("/api/runs/{run_id}", run_show, methods=["GET"]),
-    Route("/api/runs/{run_id}/feedback", run_feedback, methods=["POST"]),
     Route("/api/runs/{run_id}/repair", run_repair, methods=["POST"]),
     Route("/api/skills-from-url", skill_import_url, methods=["POST"]),
     Route("/api/approvals", approvals_list, methods=["GET"]),

@@ -25,7 +25,7 @@ from teachd import __version__
 from teachd.config import Settings
 from teachd.errors import TeachdError, as_teachd_error
 from teachd.mcp.secrets import remove_daemon_file, write_daemon_file
-from teachd.server import api, pages
+from teachd.server import api, pages, runs_api
 from teachd.server.security import (
     BODY_TIMEOUT,
     COOKIE,
@@ -127,7 +127,8 @@ def create_app(settings: Settings, host: str, port: int, login_code: str | None 
     sessions = Sessions(token, settings.owner, cookie=f"{COOKIE}_{port}", idle=session_idle,
                         lifetime=session_lifetime)  # shared by the guard and the login page
     app = Starlette(
-        routes=[*pages.ROUTES, *api.ROUTES, Route("/openapi.json", openapi, include_in_schema=False),
+        routes=[*pages.ROUTES, *api.ROUTES, *runs_api.ROUTES,
+                Route("/openapi.json", openapi, include_in_schema=False),
                 Route(PROOF_PATH, proof, include_in_schema=False),
                 Route("/mcp", McpEndpoint(), methods=["GET", "POST", "DELETE"], include_in_schema=False)],
         middleware=[Middleware(Guard, sessions=sessions, allowed_hosts=allowed_hosts(host, port),

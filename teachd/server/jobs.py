@@ -4,14 +4,11 @@ teach`` as a child process, its steps read live from the recording)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
-from compiler.names import describe
 from teachd.config import Settings
 from teachd.errors import BadInput, Conflict, Failed, NotFound, PolicyStop, TooMany
 from teachd.runner.gate import PageApprover
@@ -26,13 +23,15 @@ from teachd.teach.process import TeachProcess
 
 def run_on_the_page(runs: RunStore, settings: Settings, approvals: ApprovalQueue, desk: SecretDesk, slug: str,
                     params: dict[str, str], *, label: str, origin: str, timeout: float,
-                    start_url: str | None = None, profile: list[str] | None = None) -> RunOutcome:
+                    start_url: str | None = None, profile: list[str] | None = None,
+                    run_id: str | None = None) -> RunOutcome:
     """A replay the daemon runs (from the Runs page, or on a schedule): an
     ordinary recorded run whose approvals and secrets wait on the Approvals
-    page for ``timeout`` seconds; ``label`` names it there until it has a run id."""
+    page for ``timeout`` seconds; ``label`` names it there until it has a run
+    id (``run_id``: recorded already, so its page shows it starting)."""
     opts = RunOptions(params=params, start_url=start_url, headless=not settings.display,
                       chromium=settings.chromium, display=settings.display, environ=settings.environ,
-                      profile=profile, origin=origin)
+                      profile=profile, origin=origin, run_id=run_id, pictures=True)
     approver = PageApprover(approvals, label, timeout=timeout)
     secret = desk_secret(settings.secret_from_env, desk, lambda: approver.run_id, [slug], timeout)
 
@@ -62,6 +61,7 @@ class Runs:
         return Runs(runs, settings, approvals, desk, self._threads, self.per_person)
 
     def start(self, slug: str, params: dict[str, str], start_url: str | None = None) -> str:
+        """The run's id at once (its page shows it starting); the replay in a thread."""
         person = self.runs.owner
         live = sum(1 for who, t in self._threads.values() if who == person and t.is_alive())
         if live >= self.per_person:  # each replay is a Chromium on the daemon's machine
@@ -69,17 +69,57 @@ class Runs:
                           f"(at most {self.per_person}): let one finish, "
                           "or answer what it waits for on the Approvals page")
         self.runs.skills.load(slug)  # a missing or disabled skill is refused now, not in the thread
-        job = f"job-{len(self._threads) + 1}-{int(time.time())}"
+        for run_id, (who, thread) in self._threads.items():
+            if who == person and thread.is_alive() and self._starting(run_id, slug):
+                raise Conflict(f"a run of {slug} is starting already ({run_id}): follow it on its page, "
+                               "or cancel it there")
+        run_id = self.runs.new_run_id()
+        self.runs.start(run_id, {})
+        self.runs.progress(run_id, {"slug": slug, "origin": "web UI", "used": [slug], "params": params,
+                                    "start_url": start_url, "message": "starting the browser"})
 
         def work() -> None:
-            with contextlib.suppress(Exception):  # the run's own record says what went wrong
-                run_on_the_page(self.runs, self.settings, self.approvals, self.desk, slug, params, label=job,
-                                origin="web UI", timeout=self.approvals.timeout, start_url=start_url)
+            try:
+                run_on_the_page(self.runs, self.settings, self.approvals, self.desk, slug, params,
+                                label=run_id, origin="web UI", timeout=self.approvals.timeout,
+                                start_url=start_url, run_id=run_id)
+            except Exception as exc:  # noqa: BLE001 — its record says what went wrong
+                if self.runs.one(run_id)["status"] != "running":
+                    return  # the replay recorded its own end
+                self.runs.finish(run_id, "failure", {"slug": slug, "origin": "web UI", "used": [slug],
+                                                     "params": params, "start_url": start_url,
+                                                     "message": f"the run could not start: {exc}"})
 
-        thread = threading.Thread(target=work, name=job, daemon=True)
-        self._threads[job] = (person, thread)
+        thread = threading.Thread(target=work, name=run_id, daemon=True)
+        self._threads[run_id] = (person, thread)
         thread.start()
-        return job
+        return run_id
+
+    def _starting(self, run_id: str, slug: str) -> bool:
+        """Started, and not at its first step yet: a second Run click is a duplicate."""
+        try:
+            run = self.runs.one(run_id)
+        except NotFound:
+            return False
+        return run["slug"] == slug and run["status"] == "running" and not run["steps"]
+
+    def again(self, run_id: str) -> str:
+        """The same skill with the same parameters and start address."""
+        run = self.runs.one(run_id)
+        if run["status"] == "running":
+            raise Conflict("this run has not ended yet: cancel it first, or wait")
+        if not run.get("slug"):
+            raise BadInput("this run replayed no skill (an agent's session): start the agent again")
+        return self.start(str(run["slug"]), dict(run.get("params") or {}), run.get("start_url"))
+
+    def cancel(self, run_id: str, by: str) -> dict[str, Any]:
+        """Stop a running run between steps, whichever process runs it; what it
+        waits for (an approval) is withdrawn and counts as a no."""
+        if not self.runs.cancel(run_id, by):
+            self.runs.one(run_id)  # 404 for no such run
+            raise Conflict("this run has ended already")
+        withdrawn = self.approvals.withdraw(run_id) + self.desk.withdraw(run_id)
+        return {"run_id": run_id, "cancelled": True, "withdrawn": withdrawn}
 
     def stop_all(self, timeout: float = 20) -> None:
         self.approvals.close()  # a waiting step is denied: the run ends with no effect
@@ -172,17 +212,19 @@ class Teaching:
         return self.status(owner)
 
     def steps(self) -> list[dict[str, Any]]:
+        """The demonstration so far as the compiler will save it (teach.review),
+        each step taken back still listed, marked ``undone``."""
         if self.process is None:
             return []
-        out = []
-        for e in self.process.events():
-            if e["type"] in ("click", "input") or (e["type"] == "key" and e.get("key") == "Enter"):
-                action = {"input": "type", "key": "press"}.get(e["type"], e["type"])
-                out.append({"action": action, "target": describe(e.get("target")).replace("**", ""),
-                            "masked": bool(e.get("masked"))})
-            elif e["type"] in ("pause", "resume", "undo"):
-                out.append({"action": e["type"], "target": "", "masked": False})
-        return out
+        from teachd.teach.review import review
+
+        return review(self.process.events())
+
+    def paused(self) -> bool:
+        if self.process is None:
+            return False
+        marks = [e["type"] for e in self.process.events() if e["type"] in ("pause", "resume")]
+        return bool(marks) and marks[-1] == "pause"
 
     def _theirs(self, owner: str) -> bool:
         """The demonstration on this daemon is another person's."""
@@ -200,7 +242,8 @@ class Teaching:
             return {"recording": False, "busy": self._busy(), "name": "", "steps": [], "result": None,
                     "cdp_port": None, "repair": None, "starting": False}
         starting = self._starting is not None and self._starting.is_alive()
-        return {"recording": running, "name": self.name, "steps": self.steps(), "result": self.result,
+        return {"recording": running, "name": self.name, "steps": self.steps(), "paused": self.paused(),
+                "result": self.result,
                 "cdp_port": self.process.cdp_port if self.process else None, "repair": self.repairing,
                 "starting": starting}
 

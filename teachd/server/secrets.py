@@ -165,6 +165,18 @@ class SecretDesk:
             if self._mine(self._items.get(sid)) is not None:
                 self._items.pop(sid, None)
 
+    def withdraw(self, run_id: str) -> int:
+        """A cancelled run's secret requests leave the page; the run waiting on
+        one gets nothing at once (it stops: nothing is typed)."""
+        with self._lock:
+            items = [i for i in self._items.values()
+                     if self._mine(i) is not None and i.run_id == run_id and not i.done.is_set()]
+            for item in items:
+                self._items.pop(item.id, None)
+        for item in items:
+            item.done.set()  # no value: the waiting take() returns None now
+        return len(items)
+
     def get(self, sid: str) -> dict[str, Any]:
         with self._lock:
             self._purge()

@@ -62,6 +62,7 @@ PROOF_PATH = "/teachd-proof"  # answers HMAC(token, challenge): ``teachd mcp`` c
 OPEN_PATHS = frozenset({"/login", "/logged-out", "/favicon.ico", PROOF_PATH})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _NONCE = re.compile(r"[A-Za-z0-9_-]{16,64}")
+_STATIC = re.compile(r"/static/[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # the pages' CSS and JS (ui/assets.py)
 
 
 def load_token(home: Path) -> str:
@@ -186,6 +187,18 @@ def cookie_of(scope: Scope, name: str = COOKIE) -> str | None:
     return None
 
 
+# The one route whose page key may come as ``?key=`` (EventSource cannot send
+# a header): a read of the person's own run, never a change.
+_STREAM = re.compile(r"/api/runs/[^/]+/events")
+
+
+def _query_key(scope: Scope) -> str | None:
+    from urllib.parse import parse_qs
+
+    values = parse_qs((scope.get("query_string") or b"").decode("latin-1")).get("key")
+    return values[0] if values else None
+
+
 def header_of(scope: Scope, name: bytes) -> str | None:
     for key, value in scope.get("headers") or []:
         if key == name:
@@ -194,9 +207,13 @@ def header_of(scope: Scope, name: bytes) -> str | None:
 
 
 def csp(nonce: str) -> str:
-    """The one Content-Security-Policy: scripts only with this response's nonce."""
-    return (f"default-src 'self'; script-src 'nonce-{nonce}'; style-src 'unsafe-inline'; "
-            "img-src 'self' data:; "
+    """The one Content-Security-Policy: scripts only with this response's nonce
+    (the pages' own files from ``/static/`` carry it too, with an integrity
+    hash), styles only from this origin's files (no inline style at all),
+    images from here, ``data:`` and ``blob:`` (a run's pictures, fetched with
+    the page key and shown from memory)."""
+    return (f"default-src 'self'; script-src 'nonce-{nonce}'; style-src 'self'; "
+            "img-src 'self' data: blob:; "
             "object-src 'none'; base-uri 'none'; form-action 'self'; "
             "frame-ancestors 'none'")
 
@@ -259,12 +276,14 @@ class Guard:
         sid = None if bearer else cookie_of(scope, self.sessions.cookie)
         cookie_user = self.sessions.session_user(sid) if sid else None
         presented = header_of(scope, KEY_HEADER)
+        if presented is None and scope["method"] == "GET" and _STREAM.fullmatch(path):
+            presented = _query_key(scope)  # an EventSource sends no headers: its key rides in the URL
         keyed = cookie_user is not None and self.sessions.key_ok(sid, presented)
         is_api = path.startswith("/api/") or path == "/openapi.json"
         scope.setdefault("state", {})
         scope["state"]["cookie_user"] = cookie_user  # for the login page: who this browser is now
-        if path in OPEN_PATHS:
-            pass  # the login page and the proof are their own checks
+        if path in OPEN_PATHS or (_STATIC.fullmatch(path) and scope["method"] in SAFE_METHODS):
+            pass  # the login page and the proof are their own checks; the UI's CSS and JS hold no data
         elif not (bearer or cookie_user is not None):
             if is_api:
                 await _plain(send, 401, "authenticate: Authorization: Bearer <token>, or open the login link")

@@ -4,7 +4,9 @@ Any process may ask — a replay the daemon runs, ``teachd mcp`` serving an
 agent whose client cannot show a question, a scheduled run — and the
 daemon's Approvals page answers, because both sides meet in the store. A
 request is answered once: the first answer wins, a late one is refused. No
-answer before the timeout is a deny (the row says ``expired``).
+answer before the timeout is a deny (the row says ``expired``); a request
+whose run was cancelled is ``withdrawn``. An allow is ``allowed`` (this step)
+or ``allowed_run`` (the whole plan the request carried).
 
 The request's text (what would be done, where) is sealed like a run's
 detail; it never holds a secret's value, only ``{{secret:NAME}}``.
@@ -19,9 +21,11 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from teachd.errors import NotFound
+from teachd.errors import BadInput, NotFound
 from teachd.store.skills import SkillStore
 
+_STATE = {"run": "allowed_run", "once": "allowed"}  # a person's word → the row's state (else denied)
+_WORD = {state: word for word, state in _STATE.items()}
 APPROVAL_TIMEOUT = 300.0  # seconds a request waits for a person; then it is a deny
 POLL = 0.2  # seconds between looks at the database for another process's answer
 
@@ -39,9 +43,9 @@ class ApprovalQueue:
         self._lock = threading.Lock()
         self._closed = threading.Event()
 
-    def wait(self, run_id: str, request: Mapping[str, Any], timeout: float | None = None) -> bool:
+    def wait(self, run_id: str, request: Mapping[str, Any], timeout: float | None = None) -> str:
         """Put the request (``Request.as_dict()``) on the page and wait for its
-        answer: True only for an allow; no answer in time is a deny."""
+        answer: ``run``, ``once`` or ``deny`` (also no answer in time)."""
         pid = self._put(run_id, request)
         wake = threading.Event()
         with self._lock:
@@ -51,23 +55,49 @@ class ApprovalQueue:
             while True:
                 state = self._state(pid)
                 if state != "pending":
-                    return state == "allowed"
+                    return _WORD.get(state, "deny")
                 left = deadline - time.monotonic()
                 if left <= 0 or self._closed.is_set():
                     self._settle(pid, "expired")
-                    return self._state(pid) == "allowed"
+                    return _WORD.get(self._state(pid), "deny")
                 wake.wait(min(POLL, left))
         finally:
             with self._lock:
                 self._wake.pop(pid, None)
 
-    def answer(self, pid: int, allow: bool) -> None:
-        if not self._settle(pid, "allowed" if allow else "denied"):
+    def answer(self, pid: int, word: str) -> None:
+        """``run`` (only where the request offered its plan), ``once`` or ``deny``."""
+        if word == "run" and not self._offers_run(pid):
+            raise BadInput("this request does not carry a plan: answer once or deny")
+        if not self._settle(pid, _STATE.get(word, "denied")):
             raise NotFound(f"no pending approval {pid} (answered already, or timed out)")
         with self._lock:
             wake = self._wake.get(pid)
         if wake:
             wake.set()
+
+    def withdraw(self, run_id: str) -> int:
+        """A cancelled run's questions leave the page; its waiting step is denied."""
+        with self.db.atomic() as tx:
+            rows = tx.execute("SELECT id FROM pending_approvals WHERE owner = ? AND run_id = ?"
+                              " AND state = 'pending'", (self.owner, run_id))
+            tx.execute("UPDATE pending_approvals SET state = 'withdrawn' WHERE owner = ? AND run_id = ?"
+                       " AND state = 'pending'", (self.owner, run_id))
+        with self._lock:
+            wakes = [self._wake[int(r["id"])] for r in rows if int(r["id"]) in self._wake]
+        for wake in wakes:
+            wake.set()
+        return len(rows)
+
+    def waiting(self) -> int:
+        rows = self.db.query("SELECT COUNT(*) AS n FROM pending_approvals"
+                             " WHERE owner = ? AND state = 'pending'", (self.owner,))
+        return int(rows[0]["n"])
+
+    def _offers_run(self, pid: int) -> bool:
+        rows = self.db.query("SELECT request FROM pending_approvals WHERE id = ? AND owner = ?",
+                             (pid, self.owner))
+        return bool(rows) and bool(json.loads(self._open(pid, rows[0]["request"])).get("offers_run"))
 
     def pending(self) -> list[dict[str, Any]]:
         rows = self.db.query("SELECT id, run_id, created_at, request FROM pending_approvals"

@@ -205,3 +205,26 @@ MIGRATIONS.append(
         """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0008_run_pictures",
+        # What the run page shows of each step: the target before it was acted
+        # on and the page after (JPEG, secrets painted over by the browser),
+        # sealed like a run's detail; who cancelled a run (it stops between
+        # steps, in whichever process runs it); a schedule's start address.
+        """
+        CREATE TABLE run_pictures (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            owner TEXT NOT NULL,
+            run_id TEXT NOT NULL,
+            n INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            image BLOB NOT NULL
+        );
+        CREATE INDEX run_pictures_run ON run_pictures (owner, run_id, n, kind);
+        ALTER TABLE runs ADD COLUMN cancelled_by TEXT;
+        ALTER TABLE schedules ADD COLUMN start_url TEXT
+        """,
+    )
+)

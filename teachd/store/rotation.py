@@ -32,6 +32,8 @@ SEALED: tuple[tuple[str, tuple[str, ...], tuple[str, ...], Ad], ...] = (
      lambda r, f: (r["owner"], r["slug"], int(r["version"]), f)),
     ("runs", ("id",), ("detail",), lambda r, f: (r["owner"], "run:" + r["id"], 0, f)),
     ("pending_approvals", ("id",), ("request",), lambda r, f: (r["owner"], f"approval:{r['id']}", 0, f)),
+    ("run_pictures", ("id",), ("image",),
+     lambda r, f: (r["owner"], f"picture:{r['run_id']}", int(r["n"]), r["kind"])),
     ("schedules", ("id",), ("params",), lambda r, f: (r["owner"], f"schedule:{r['id']}", 0, f)),
     ("keycheck", ("id",), ("blob",), lambda r, f: ("", "", 0, "keycheck")),
 )

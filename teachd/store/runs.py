@@ -8,19 +8,32 @@ this module only keeps the rows.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from teachd.errors import NotFound
-from teachd.store.db import Transaction
+from teachd.store.db import Database, Transaction
 from teachd.store.skills import SkillStore
 
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+def purge_pictures(db: Database, days: float, now: datetime | None = None) -> int:
+    """The step pictures of runs started more than ``days`` ago, everyone's
+    (they are raw screens, like recordings; the run's record stays)."""
+    cutoff = ((now or _now()) - timedelta(days=days)).isoformat(timespec="seconds")
+    with db.atomic() as tx:
+        old = tx.execute("SELECT DISTINCT p.run_id FROM run_pictures p JOIN runs r ON r.id = p.run_id"
+                         " WHERE r.started_at < ?", (cutoff,))
+        for row in old:
+            tx.execute("DELETE FROM run_pictures WHERE run_id = ?", (row["run_id"],))
+    return len(old)
 
 
 class RunStore:
@@ -46,6 +59,50 @@ class RunStore:
         with self.db.atomic() as tx:
             tx.execute("UPDATE runs SET skills = ? WHERE id = ? AND owner = ?",
                        (json.dumps(skills, sort_keys=True), run_id, self.owner))
+
+    def progress(self, run_id: str, detail: dict[str, Any]) -> None:
+        """A running run's detail so far (its plan, its steps as they happen):
+        what the run page follows. Never after the run ended."""
+        with self.db.atomic() as tx:
+            tx.execute("UPDATE runs SET detail = ? WHERE id = ? AND owner = ? AND status = 'running'",
+                       (self._seal(run_id, detail), run_id, self.owner))
+
+    def put_picture(self, run_id: str, n: int, kind: str, jpeg: bytes) -> None:
+        # sealed as text (base64), like every sealed value: key rotation re-seals it with the rest
+        sealed = self.skills.cipher.seal(self.owner, f"picture:{run_id}", n, kind,
+                                         base64.b64encode(jpeg).decode())
+        with self.db.atomic() as tx:
+            tx.execute("DELETE FROM run_pictures WHERE owner = ? AND run_id = ? AND n = ? AND kind = ?",
+                       (self.owner, run_id, n, kind))
+            tx.execute("INSERT INTO run_pictures (owner, run_id, n, kind, image) VALUES (?, ?, ?, ?, ?)",
+                       (self.owner, run_id, n, kind, sealed))
+
+    def picture(self, run_id: str, n: int, kind: str) -> bytes:
+        rows = self.db.query("SELECT image FROM run_pictures WHERE owner = ? AND run_id = ? AND n = ?"
+                             " AND kind = ?", (self.owner, run_id, n, kind))
+        if not rows:
+            raise NotFound(f"no {kind} picture of step {n} in run {run_id!r}")
+        text = self.skills.cipher.open(self.owner, f"picture:{run_id}", n, kind, rows[0]["image"])
+        return base64.b64decode(text)
+
+    def pictures_of(self, run_id: str) -> set[tuple[int, str]]:
+        rows = self.db.query("SELECT n, kind FROM run_pictures WHERE owner = ? AND run_id = ?",
+                             (self.owner, run_id))
+        return {(int(r["n"]), str(r["kind"])) for r in rows}
+
+    def cancel(self, run_id: str, by: str) -> bool:
+        """Ask a running run to stop between steps (whichever process runs it)."""
+        with self.db.atomic() as tx:
+            found = tx.execute("SELECT id FROM runs WHERE id = ? AND owner = ? AND status = 'running'",
+                               (run_id, self.owner))
+            if found:
+                tx.execute("UPDATE runs SET cancelled_by = ? WHERE id = ? AND owner = ?",
+                           (by, run_id, self.owner))
+        return bool(found)
+
+    def cancelled_by(self, run_id: str) -> str | None:
+        rows = self.db.query("SELECT cancelled_by FROM runs WHERE id = ? AND owner = ?", (run_id, self.owner))
+        return str(rows[0]["cancelled_by"]) if rows and rows[0]["cancelled_by"] else None
 
     def finish(self, run_id: str, status: str, detail: dict[str, Any]) -> None:
         """``status``: success, unverified (nothing could confirm the effect),
@@ -90,7 +147,46 @@ class RunStore:
                 "finished_at": r["finished_at"], "skills": json.loads(r["skills"]),
                 "message": detail.get("message", ""), "slug": detail.get("slug"),
                 "origin": detail.get("origin", ""),
-                "steps": detail.get("steps", [])}
+                "steps": detail.get("steps", []), "plan": detail.get("plan"),
+                "params": detail.get("params", {}), "start_url": detail.get("start_url"),
+                "used": detail.get("used") or ([detail["slug"]] if detail.get("slug") else []),
+                "cancelled_by": r.get("cancelled_by")}
+
+    def of_skill(self, slug: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The runs that used the skill ``slug`` names for this person: for its
+        owner, theirs and those of the people it is shared with (who ran *this*
+        skill, not one of their own of the same name); for someone it is
+        shared with, only their own. Newest first."""
+        mine, _can = self.skills.access(slug)
+        rows = self.db.query("SELECT id, owner, status, started_at, finished_at, skills, detail FROM runs"
+                             " WHERE skills LIKE ? ORDER BY started_at DESC, id DESC LIMIT ?",
+                             (f"%{json.dumps(slug)}%", limit * 4))
+        given = {str(r["run_ref"]): str(r["outcome"]) for r in self.db.query(
+            "SELECT run_ref, outcome FROM feedback WHERE slug = ? AND COALESCE(skill_owner, owner) = ?"
+            " ORDER BY id", (slug, mine))}
+        whose: dict[str, bool] = {}
+        out = []
+        for r in rows:
+            who = str(r["owner"])
+            if mine != self.owner and who != self.owner:
+                continue  # a grantee sees their own runs of it, not the owner's or other grantees'
+            if who not in whose:
+                try:
+                    whose[who] = self.skills.as_person(who).access(slug)[0] == mine
+                except NotFound:
+                    whose[who] = False
+            version = json.loads(r["skills"]).get(slug)
+            if not whose[who] or version is None:
+                continue
+            detail = json.loads(self.skills.cipher.open(who, "run:" + r["id"], 0, "detail", r["detail"]))
+            if slug not in (detail.get("used") or ([detail["slug"]] if detail.get("slug") else [])):
+                continue  # loaded, never used
+            out.append({"run_id": r["id"], "by": who, "status": r["status"], "started_at": r["started_at"],
+                        "finished_at": r["finished_at"], "version": int(version),
+                        "feedback": given.get(r["id"])})
+            if len(out) >= limit:
+                break
+        return out
 
     def feedback_given(self, run_ref: str) -> dict[str, str]:
         """slug → outcome of the feedback already recorded for a run."""

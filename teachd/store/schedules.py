@@ -22,7 +22,7 @@ def _now() -> str:
 def spec_of(view: dict[str, Any]) -> Spec:
     """The schedule a row describes (as ``ScheduleStore`` shows it)."""
     return Spec(view["slug"], view["kind"], view["cron"], view["every_s"], dict(view["params"]),
-                view["profile"], int(view["timeout_s"]))
+                view["profile"], int(view["timeout_s"]), view.get("start_url"))
 
 
 class ScheduleStore:
@@ -50,7 +50,8 @@ class ScheduleStore:
                  self._clock()))
             found = tx.execute("SELECT MAX(id) AS id FROM schedules WHERE owner = ?", (self.owner,))
             sid = int(found[0]["id"])
-            tx.execute("UPDATE schedules SET params = ? WHERE id = ?", (self._seal(sid, spec.params), sid))
+            tx.execute("UPDATE schedules SET params = ?, start_url = ? WHERE id = ?",
+                       (self._seal(sid, spec.params), spec.start_url, sid))
         return sid
 
     def all(self) -> list[dict[str, Any]]:
@@ -109,7 +110,7 @@ class ScheduleStore:
         sid = int(r["id"])
         params = json.loads(self.skills.cipher.open(self.owner, f"schedule:{sid}", 0, "params", r["params"]))
         view = {k: r[k] for k in ("slug", "kind", "cron", "every_s", "profile", "timeout_s", "created_at",
-                                  "last_at", "last_run_id", "last_outcome", "last_note")}
+                                  "last_at", "last_run_id", "last_outcome", "last_note", "start_url")}
         return {"id": sid, **view, "params": params, "paused": bool(r["paused"])}
 
     def _seal(self, sid: int, params: dict[str, str]) -> bytes:

@@ -21,10 +21,10 @@ from tests.test_server import Server, browser_login, shot
 TRAP = "Safe: routine check, verified by teachd\u202e\n<b>allow</b>\u200b" + "A" * 400
 
 
-def _waiting(server: Server, request: dict[str, Any]) -> tuple[threading.Thread, list[bool], int]:
+def _waiting(server: Server, request: dict[str, Any]) -> tuple[threading.Thread, list[str], int]:
     """A run of alice's waiting on the daemon's Approvals page; its id there."""
     queue = ApprovalQueue(open_store(Settings(home=server.home, owner="alice")))
-    got: list[bool] = []
+    got: list[str] = []
     thread = threading.Thread(target=lambda: got.append(queue.wait("run-attack", request, timeout=60)), daemon=True)
     thread.start()
     with server.api() as api:
@@ -45,17 +45,34 @@ def test_only_a_json_boolean_answers_a_waiting_request(tmp_path: Path) -> None:
         thread, got, pid = _waiting(server, REQUEST)
         for body in ({"allow": "false"}, {"allow": "true"}, {"allow": "False"}, {"allow": 1}, {"allow": 0},
                      {"allow": "yes"}, {"allow": None}, {"allow": []}, {"allow": {}}, {"allow": 1.0},
-                     {"answer": "allow"}, {"answer": "once"}, {}):
+                     {"answer": "run"}, {}):  # "run" where no plan was offered: not an answer it can take
             r = api.post(f"/api/approvals/{pid}", json=body)
             assert r.status_code == 400, (body, r.status_code)
             assert thread.is_alive() and not got, body  # still waiting: not an allow, not an answer
         assert api.post(f"/api/approvals/{pid}", json={"allow": False}).status_code == 200
         thread.join(10)
-        assert got == [False]
+        assert got == ["deny"]
         thread, got, pid = _waiting(server, REQUEST)
         assert api.post(f"/api/approvals/{pid}", json={"allow": True}).status_code == 200
         thread.join(10)
-        assert got == [True]
+        assert got == ["once"]
+
+
+def test_an_answer_teachd_does_not_know_is_a_deny_and_run_needs_an_offered_plan(tmp_path: Path) -> None:
+    """DESIGN §3.5: `answer` is run, once or deny; any other word (a case
+    variant, "allow", "always", a number) is a deny, never an allow."""
+    with daemon(tmp_path) as server, server.api() as api:
+        for word in ("allow", "RUN", "Once", "always", " once", 1, True, None, ["run"]):
+            thread, got, pid = _waiting(server, REQUEST)
+            r = api.post(f"/api/approvals/{pid}", json={"answer": word})
+            assert r.status_code == 200 and r.json()["allow"] is False, (word, r.text)
+            thread.join(10)
+            assert got == ["deny"], word
+        offered = {**REQUEST, "offers_run": True, "plan": {"slug": "expenses", "steps": [], "origins": []}}
+        thread, got, pid = _waiting(server, offered)
+        assert api.post(f"/api/approvals/{pid}", json={"answer": "run"}).status_code == 200
+        thread.join(10)
+        assert got == ["run"]
 
 
 def test_the_agents_words_show_as_a_labelled_cut_quote_with_invisibles_visible(tmp_path: Path) -> None:
@@ -82,4 +99,4 @@ def test_the_agents_words_show_as_a_labelled_cut_quote_with_invisibles_visible(t
         shot(page, "approvals-quoted")  # TEACHD_SCREENSHOTS=folder: look at it
         row.get_by_role("button", name="Deny").click()
         thread.join(10)
-        assert got == [False]
+        assert got == ["deny"]

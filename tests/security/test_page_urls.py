@@ -26,6 +26,7 @@ def test_save_and_remove_on_the_skill_page_touch_exactly_the_named_file(tmp_path
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         browser_login(page, server.login_url)
         page.goto(f"{server.url}/skills/{SKILL}")
+        page.locator("details#files summary").click()  # the raw editors start collapsed (and stay open)
         for path in ("references/a?b.md", "references/a b;c=d&e.md", "references/été.md"):
             page.get_by_label(f"File {path}").fill(f"saved {path}\n")
             with page.expect_navigation():  # a saved file reloads the page
@@ -49,6 +50,7 @@ def test_a_typed_path_that_climbs_or_is_encoded_never_reaches_another_skill(tmp_
         browser_login(page, server.login_url)
         page.goto(f"{server.url}/skills/{SKILL}")
         before = api.get(f"/api/skills/{VICTIM}").json()
+        page.locator("details#files summary").click()
         for path in ("../victim-skill/references/keep.md", f"references/../../{VICTIM}/references/keep.md",
                      f"references/%2e%2e/%2e%2e/{VICTIM}/references/keep.md",
                      f"references/%2E%2e/.%2e/{VICTIM}/SKILL.md", f"references/%2f..%2f..%2f{VICTIM}/x.md",
@@ -57,7 +59,7 @@ def test_a_typed_path_that_climbs_or_is_encoded_never_reaches_another_skill(tmp_
             page.get_by_label("New file text").fill("owned")
             page.get_by_role("button", name="Add file").click()
             page.locator(".flash.err").wait_for()  # refused, with the reason, before or at the server
-            page.evaluate("() => { document.getElementById('flash').className = 'flash'; }")
+            page.evaluate("() => document.querySelectorAll('.flash.err').forEach((f) => { f.className = 'flash'; })")
         after = api.get(f"/api/skills/{VICTIM}").json()
         assert after["version"] == before["version"] and after["files"] == before["files"]
         assert "owned" not in str(api.get(f"/api/skills/{SKILL}").json()["files"])

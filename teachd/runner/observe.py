@@ -1,0 +1,71 @@
+"""Watching a replay as it happens: each step as it begins and ends (with its
+duration and the evidence that found its target) and, for a person following
+the run page, two pictures per step — the target as it was about to be acted
+on, and the page after. Secrets stay out of every picture: every password
+field, and every field this replay typed a secret into, is painted over by
+the browser before the picture is taken (Playwright's ``mask``), so no pixel
+of a secret reaches the store."""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
+
+THUMB_WIDTH = 480  # pixels: a page thumbnail on the run page
+CROP_MARGIN = 24  # pixels of the page around the target in its crop
+QUALITY = 70
+SHOT_TIMEOUT_MS = 2000  # a picture is never worth stalling the replay for
+
+
+class StepObserver(Protocol):
+    pictures: bool  # take before/after pictures (a cost: two screenshots a step)
+
+    def step(self, result: dict[str, Any]) -> None:
+        """A step began (``status: running``) or ended (ok, halted)."""
+
+    def picture(self, n: int, kind: str, jpeg: bytes) -> None:
+        """``kind``: ``before`` (the target's crop) or ``after`` (the page)."""
+
+
+def _masks(page: Page, secret_fields: list[Locator]) -> list[Locator]:
+    return [page.locator("input[type=password]"), *secret_fields]
+
+
+def crop(page: Page, target: Locator, secret_fields: list[Locator]) -> bytes | None:
+    """The target with a margin of its page, or None when it cannot be seen."""
+    try:
+        box = target.bounding_box(timeout=SHOT_TIMEOUT_MS)
+        if not box or box["width"] <= 0 or box["height"] <= 0:
+            return None
+        view = page.viewport_size or {"width": 1280, "height": 800}
+        x, y = max(0.0, box["x"] - CROP_MARGIN), max(0.0, box["y"] - CROP_MARGIN)
+        w = min(box["width"] + 2 * CROP_MARGIN, view["width"] - x)
+        h = min(box["height"] + 2 * CROP_MARGIN, view["height"] - y, 400)
+        if w <= 0 or h <= 0:
+            return None
+        clip = {"x": x, "y": y, "width": w, "height": h}
+        return page.screenshot(type="jpeg", quality=QUALITY, clip=clip,  # type: ignore[arg-type]
+                               mask=_masks(page, secret_fields), timeout=SHOT_TIMEOUT_MS,
+                               animations="disabled")
+    except Exception:  # noqa: BLE001 — a picture that cannot be taken is just not shown
+        return None
+
+
+def thumbnail(page: Page, secret_fields: list[Locator]) -> bytes | None:
+    """The visible page, scaled down."""
+    from PIL import Image
+
+    try:
+        raw = page.screenshot(type="jpeg", quality=QUALITY, mask=_masks(page, secret_fields),
+                              timeout=SHOT_TIMEOUT_MS, animations="disabled")
+    except Exception:  # noqa: BLE001
+        return None
+    image: Image.Image = Image.open(io.BytesIO(raw))
+    if image.width > THUMB_WIDTH:
+        image = image.resize((THUMB_WIDTH, round(image.height * THUMB_WIDTH / image.width)))
+    out = io.BytesIO()
+    image.convert("RGB").save(out, "JPEG", quality=QUALITY)
+    return out.getvalue()

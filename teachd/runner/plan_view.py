@@ -1,0 +1,52 @@
+"""The plan a person approves with ``run``: every step of a replay as they
+would name it — action, target, page, the value to be typed (a secret only
+by its name) — and the origins it may act on. A pure function of the
+compiled procedure and this run's parameters."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from compiler.plan import PlanStep as CompiledStep
+from compiler.plan import Procedure
+from teachd.runner.gate import Plan, PlanStep
+
+_VERBS = {"goto": "open", "click": "click", "dblclick": "double-click", "type": "type into",
+          "select": "choose in", "check": "tick", "press": "press", "os_click": "click (desktop)",
+          "os_key": "press (desktop)"}
+
+
+def _plain(text: str) -> str:
+    return text.replace("**", "").replace("\\", "")
+
+
+def value_of(step: CompiledStep, proc: Procedure, params: Mapping[str, str]) -> str | None:
+    """What the step will type or choose, as the replay will; a secret as its name."""
+    if step.secret:
+        return f"[secret {step.secret}]"
+    if step.action == "type" or (step.action == "select" and step.param):
+        name = step.param or ""
+        if name in params:
+            return params[name]
+        return str((proc.parameters.get(name) or {}).get("default", ""))
+    if step.action == "select":
+        return step.option
+    if step.action == "press":
+        return "+".join([*step.modifiers, step.key or "Enter"])
+    return None
+
+
+def plan_of(slug: str, proc: Procedure, params: Mapping[str, str], start_url: str | None = None) -> Plan:
+    steps = []
+    for step in proc.steps:
+        url = start_url if (step.n == 1 and step.action == "goto" and start_url) else step.url
+        target = url if step.action == "goto" else _plain(step.describe or "the target")
+        if step.action == "press" and not step.anchor:
+            target = "a key"
+        page = None if step.action == "goto" else (step.page or url)  # a goto's target is its page
+        verb = _VERBS.get(step.action, step.action)
+        if step.action == "check" and step.checked is False:
+            verb = "untick"
+        steps.append(PlanStep(step.n, verb, str(target or ""),
+                              page, value_of(step, proc, params), bool(step.secret)))
+    return Plan(slug, tuple(steps), tuple(proc.scope or ()))

@@ -1,0 +1,243 @@
+"""Runs over HTTP: start one (with its parameters), follow it live (its plan,
+its steps and their pictures, what it waits for), cancel it, run it again,
+and the one click after it (undoable for a minute). The run page
+(``/runs/{id}``) is built on these routes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from teachd.errors import BadInput, Conflict, NotFound
+from teachd.runner.feedback import OUTCOMES, UNDO_SECONDS, give_feedback, undo_feedback
+from teachd.server.api import _text, body, daemon
+from teachd.server.state import Daemon
+
+ENDED_FOR_FEEDBACK = ("success", "unverified", "failure", "ended")  # a run that tried: did it work?
+STREAM_EVERY = 0.3  # seconds between looks at a followed run
+STREAM_MAX = 3600.0  # a stream ends after this long; the page reconnects
+_KINDS = ("before", "after")
+
+
+def run_view(d: Daemon, run: dict[str, Any]) -> dict[str, Any]:
+    """A run as the run page shows it: its record, what waits on it, the
+    pictures it has, whether feedback is open."""
+    run_id = run["run_id"]
+    shots = d.runs.pictures_of(run_id)
+    pictures = {n: {k: f"/api/runs/{run_id}/pictures/{n}/{k}" for k in _KINDS if (n, k) in shots}
+                for n in sorted({n for n, _k in shots})}
+    steps = [{**st, "pictures": pictures.get(int(st["n"]), {})} for st in run.get("steps") or []]
+    waiting = [p for p in d.approvals.pending() if p["run_id"] == run_id]
+    secrets = [s for s in d.secrets.pending() if s.get("run_id") == run_id]
+    return {**run, "steps": steps, "waiting": waiting, "secrets_waiting": secrets,
+            "feedback": d.runs.feedback_given(run_id),
+            "feedback_open": run["status"] in ENDED_FOR_FEEDBACK, "undo_seconds": UNDO_SECONDS}
+
+
+async def runs_list(request: Request) -> JSONResponse:
+    """
+    summary: Recent runs (CLI, daemon, agents), the skills each loaded and used, and feedback given
+    responses:
+      200: {description: runs}
+    """
+    d = daemon(request)
+    out = [{**r, "feedback": d.runs.feedback_given(r["run_id"]),
+            "feedback_open": r["status"] in ENDED_FOR_FEEDBACK} for r in d.runs.recent()]
+    return JSONResponse(out)
+
+
+async def run_show(request: Request) -> JSONResponse:
+    """
+    summary: One run, as its page shows it (plan, live steps with their pictures, what it waits for)
+    responses:
+      200: {description: the run}
+      404: {description: no such run}
+    """
+    d = daemon(request)
+    run_id = request.path_params["run_id"]
+    return JSONResponse(await run_in_threadpool(lambda: run_view(d, d.runs.one(run_id))))
+
+
+def _params(data: dict[str, Any]) -> dict[str, str]:
+    params = data.get("params") or {}
+    if not isinstance(params, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                               for k, v in params.items()):
+        raise BadInput("parameters are names with text values")
+    return params
+
+
+async def runs_start(request: Request) -> JSONResponse:
+    """
+    summary: Replay a skill (`slug`, `params`, `start_url`); answers with its run id at once
+    description: A second start of the same skill while the first is still starting is refused (409).
+    responses:
+      200: {description: "the run id: follow it at /runs/{run_id}"}
+      409: {description: a run of that skill is starting already}
+    """
+    data = await body(request)
+    slug = _text(data, "slug")
+    if not slug:
+        raise BadInput("choose a skill to run")
+    params, start_url = _params(data), _text(data, "start_url") or None
+    if start_url is not None and not start_url.lower().startswith(("http://", "https://")):
+        raise BadInput("the start address must be a web address (http:// or https://)")
+    d = daemon(request)
+    run_id = await run_in_threadpool(d.jobs.start, slug, params, start_url)
+    return JSONResponse({"run_id": run_id, "job": run_id, "page": f"/runs/{run_id}"})
+
+
+async def run_again(request: Request) -> JSONResponse:
+    """
+    summary: Run the same skill again with the same parameters and start address
+    responses:
+      200: {description: the new run's id}
+      409: {description: the run has not ended}
+    """
+    d = daemon(request)
+    run_id = await run_in_threadpool(d.jobs.again, request.path_params["run_id"])
+    return JSONResponse({"run_id": run_id, "page": f"/runs/{run_id}"})
+
+
+async def run_cancel(request: Request) -> JSONResponse:
+    """
+    summary: Cancel a running run; it stops between steps and what it waits for is withdrawn
+    responses:
+      200: {description: cancelled}
+      409: {description: the run has ended already}
+    """
+    d = daemon(request)
+    return JSONResponse(await run_in_threadpool(d.jobs.cancel, request.path_params["run_id"], d.user))
+
+
+async def run_picture(request: Request) -> Response:
+    """
+    summary: A step's picture (`before`, the target as it was acted on; `after`, the page), JPEG
+    responses:
+      200: {description: the picture}
+      404: {description: no such picture}
+    """
+    d = daemon(request)
+    kind = request.path_params["kind"]
+    if kind not in _KINDS:
+        raise NotFound("a picture is before or after")
+    run_id, n = request.path_params["run_id"], request.path_params["n"]
+    jpeg = await run_in_threadpool(d.runs.picture, run_id, n, kind)
+    return Response(jpeg, media_type="image/jpeg", headers={"Cache-Control": "private, max-age=3600"})
+
+
+async def run_events(request: Request) -> Response:
+    """
+    summary: The run live, as server-sent events (`run` with the run whenever it changes, `end` once it ended)
+    description: The page key may come as `?key=` here (EventSource sends no headers).
+    responses:
+      200: {description: "text/event-stream"}
+      404: {description: no such run}
+    """
+    d = daemon(request)
+    run_id = request.path_params["run_id"]
+    await run_in_threadpool(d.runs.one, run_id)  # 404 now, not inside the stream
+
+    async def stream() -> AsyncIterator[bytes]:
+        last, waited = "", 0.0
+        yield b"retry: 2000\n\n"
+        while waited < STREAM_MAX:
+            if await request.is_disconnected():
+                return
+            view = await run_in_threadpool(lambda: run_view(d, d.runs.one(run_id)))
+            text = json.dumps(view, sort_keys=True)
+            if text != last:
+                last = text
+                yield f"event: run\ndata: {text}\n\n".encode()
+            if view["status"] != "running":
+                yield b"event: end\ndata: {}\n\n"
+                return
+            await asyncio.sleep(STREAM_EVERY)
+            waited += STREAM_EVERY
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+async def run_feedback(request: Request) -> JSONResponse:
+    """
+    summary: One click on a run's skill chip (`slug`, `outcome`); a second click records nothing more
+    description: Only on a run that ended having tried (not running, not stopped by a deny or a cancel).
+    responses:
+      200: {description: the skill's version after it}
+      409: {description: the run is still running, or it was stopped before it could show anything}
+    """
+    data = await body(request)
+    slug, outcome = _text(data, "slug"), _text(data, "outcome")
+    if not slug or outcome not in OUTCOMES:
+        raise BadInput("say which skill and whether it worked (success or failure)")
+    d = daemon(request)
+    run_id = request.path_params["run_id"]
+    if run_id.startswith("run-"):  # a teachd run: judged only once it ended having tried
+        status = (await run_in_threadpool(d.runs.one, run_id))["status"]
+        if status == "running":
+            raise Conflict("this run is still running: say whether it worked once it has ended")
+        if status not in ENDED_FOR_FEEDBACK:
+            raise Conflict("this run was stopped (denied or cancelled) before it could show whether the "
+                           "skill works: there is nothing to judge")
+    note = _text(data, "note")
+    before = d.runs.feedback_given(run_id).get(slug)
+    skill = await run_in_threadpool(give_feedback, d.runs, run_id, slug, str(outcome), note, True)
+    return JSONResponse({**skill.summary(), "feedback": d.runs.feedback_given(run_id),
+                         "recorded": before is None, "undo_seconds": UNDO_SECONDS})
+
+
+async def run_feedback_undo(request: Request) -> JSONResponse:
+    """
+    summary: Take a chip's click back within a minute (a new version without its History line)
+    responses:
+      200: {description: the skill's version after it}
+      409: {description: too late, or the skill changed since}
+    """
+    d = daemon(request)
+    run_id, slug = request.path_params["run_id"], request.path_params["slug"]
+    skill = await run_in_threadpool(undo_feedback, d.runs, run_id, slug)
+    return JSONResponse({**skill.summary(), "feedback": d.runs.feedback_given(run_id)})
+
+
+async def waiting(request: Request) -> JSONResponse:
+    """
+    summary: How many approvals and secrets wait for you (the count in the navigation)
+    responses:
+      200: {description: "approvals and secrets waiting"}
+    """
+    d = daemon(request)
+    approvals = await run_in_threadpool(d.approvals.waiting)
+    return JSONResponse({"approvals": approvals, "secrets": len(d.secrets.pending())})
+
+
+async def skill_runs(request: Request) -> JSONResponse:
+    """
+    summary: The runs of your skill by anyone (you, and people you shared it with), newest first
+    responses:
+      200: {description: "run id, who, status, when, version"}
+    """
+    d = daemon(request)
+    slug = request.path_params["slug"]
+    return JSONResponse(await run_in_threadpool(d.runs.of_skill, slug))
+
+
+ROUTES = [
+    Route("/api/runs", runs_list, methods=["GET"]),
+    Route("/api/runs", runs_start, methods=["POST"]),
+    Route("/api/runs/{run_id}", run_show, methods=["GET"]),
+    Route("/api/runs/{run_id}/events", run_events, methods=["GET"]),
+    Route("/api/runs/{run_id}/pictures/{n:int}/{kind}", run_picture, methods=["GET"]),
+    Route("/api/runs/{run_id}/cancel", run_cancel, methods=["POST"]),
+    Route("/api/runs/{run_id}/again", run_again, methods=["POST"]),
+    Route("/api/runs/{run_id}/feedback", run_feedback, methods=["POST"]),
+    Route("/api/runs/{run_id}/feedback/{slug}", run_feedback_undo, methods=["DELETE"]),
+    Route("/api/waiting", waiting, methods=["GET"]),
+    Route("/api/skills/{slug}/runs", skill_runs, methods=["GET"]),
+]

@@ -1,0 +1,5 @@
+// Not logged in: forget any page key this origin kept.
+'use strict';
+(() => {
+localStorage.removeItem('teachd-key');
+})();

@@ -1,0 +1,97 @@
+// Runs (and a run's page): the Run form, the feedback chips (undoable for a minute), Show me.
+'use strict';
+(() => {
+const $ = (id) => document.getElementById(id);
+const UNDO_MS = 60000;
+
+// -- feedback chips ---------------------------------------------------------------------
+function given(chip, outcome, version, seconds) {
+  const label = chip.querySelector('.label').textContent;
+  const done = document.createElement('span');
+  done.className = 'done ' + (outcome === 'success' ? 'ok' : 'bad');
+  done.textContent = (outcome === 'success' ? '✓ worked' : '✗ failed') + (version ? ` → v${version}` : '');
+  const undo = document.createElement('button');
+  undo.type = 'button'; undo.textContent = 'Undo'; undo.setAttribute('aria-label', `Undo: ${label}`);
+  chip.replaceChildren(Object.assign(document.createElement('span'), {className: 'label', textContent: label}), done, undo);
+  const timer = setTimeout(() => undo.remove(), seconds ? seconds * 1000 : UNDO_MS);
+  undo.addEventListener('click', () => {
+    undo.disabled = true;
+    act(() => api('DELETE', `/api/runs/${seg(chip.dataset.run)}/feedback/${seg(chip.dataset.slug)}`), () => {
+      clearTimeout(timer); open(chip, label); chip.querySelector('button').focus();
+      flash(`Undone: ${label} has no feedback from this run`);
+    }, chip).finally(() => { undo.disabled = false; });
+  });
+  undo.focus();
+}
+function open(chip, label) {
+  const make = (outcome, text) => {
+    const b = document.createElement('button'); b.type = 'button'; b.dataset.outcome = outcome; b.textContent = text; return b;
+  };
+  chip.replaceChildren(Object.assign(document.createElement('span'), {className: 'label', textContent: label}),
+                       make('success', 'Worked'), make('failure', 'Failed'));
+}
+document.addEventListener('click', (ev) => {
+  const b = ev.target.closest('.chip[data-run] button[data-outcome]');
+  if (!b) return;
+  const chip = b.closest('.chip');
+  if (chip.dataset.busy) return;  // a double click is one click
+  chip.dataset.busy = '1';
+  chip.querySelectorAll('button').forEach((x) => { x.disabled = true; });
+  act(() => api('POST', `/api/runs/${seg(chip.dataset.run)}/feedback`, {slug: chip.dataset.slug, outcome: b.dataset.outcome}),
+      (r) => given(chip, r.feedback[chip.dataset.slug], r.version, r.undo_seconds), chip)
+    .finally(() => { delete chip.dataset.busy; chip.querySelectorAll('button').forEach((x) => { x.disabled = false; }); });
+});
+
+// -- Show me (a run that halted at a step) ---------------------------------------------------------
+document.addEventListener('click', (ev) => {
+  const b = ev.target.closest('[data-repair]');
+  if (!b) return;
+  b.disabled = true;
+  act(() => api('POST', `/api/runs/${seg(b.dataset.repair)}/repair`), () => { location.href = '/teach'; }, b)
+    .finally(() => { b.disabled = false; });
+});
+
+// -- the Run form ---------------------------------------------------------------------------------
+const runButton = $('run'), select = $('slug');
+if (!runButton || !select) return;
+const form = paramForm('run');
+const wanted = new URLSearchParams(location.search).get('skill');
+if (wanted && [...select.options].some((o) => o.value === wanted)) select.value = wanted;
+select.addEventListener('change', () => form.load(select.value));
+form.load(select.value);
+
+async function newRun(known, slug) {  // a daemon that answers a job id: find the run it became
+  for (let i = 0; i < 40; i++) {
+    const runs = await api('GET', '/api/runs');
+    const found = runs.find((r) => !known.has(r.run_id) && (!r.slug || r.slug === slug));
+    if (found) return found.run_id;
+    await new Promise((ok) => setTimeout(ok, 250));
+  }
+  return null;
+}
+runButton.addEventListener('click', async () => {
+  if (runButton.disabled) return;
+  runButton.disabled = true;
+  const slug = select.value;
+  const known = new Set([...document.querySelectorAll('[data-run-row]')].map((tr) => tr.dataset.runRow));
+  try {
+    unflash(runButton);
+    const r = await api('POST', '/api/runs', {slug, params: form.values(), start_url: form.startUrl()});
+    const id = r.run_id || await newRun(known, slug);
+    if (id) { location.href = '/runs/' + seg(id); return; }
+    flash('Started: what it asks shows on Approvals', 'info', runButton);
+    setTimeout(() => location.reload(), 1500);
+  } catch (err) {
+    flash(err.message, 'err', runButton);
+    if (err.status === 409) {
+      const a = $('conflict-link').content.firstElementChild.cloneNode(true);
+      const named = (err.data && err.data.run_id) || (String(err.message).match(/\((run-[\w-]+)\)/) || [])[1];
+      a.href = named ? '/runs/' + seg(named) : '/runs';
+      const box = runButton.closest('[data-errors]').querySelector('.flash');
+      box.append(' ', a);
+    }
+  } finally {
+    runButton.disabled = false;
+  }
+});
+})();

@@ -1,0 +1,48 @@
+// The Skills page: search, the enable switches, import (a file, a folder, a URL).
+'use strict';
+(() => {
+document.getElementById('search').addEventListener('input', (ev) => {
+  const q = ev.target.value.trim().toLowerCase();
+  for (const tr of document.querySelectorAll('tbody tr[data-slug]')) {
+    tr.hidden = !(q.startsWith('$') ? tr.dataset.slug === q.slice(1) : tr.dataset.text.includes(q));
+  }
+});
+for (const box of document.querySelectorAll('[data-enable]')) box.addEventListener('change', () =>
+  act(() => api('PUT', `/api/skills/${seg(box.dataset.enable)}/enabled`, {on: box.checked}),
+      (s) => flash(`${s.slug} ${s.enabled ? 'enabled' : 'disabled'}`)));
+const urlButton = document.getElementById('import-url-go');
+urlButton.addEventListener('click', () => act(async () => {
+  const url = document.getElementById('import-url').value.trim();
+  try { return await api('POST', '/api/skills-from-url', {url}); }
+  catch (err) {
+    const raw = err.data && err.data.error ? String(err.data.error) : '';
+    if (!raw.includes('--update') || !confirm(err.message + '\n\nTake the remote version?')) throw err;
+    return await api('POST', '/api/skills-from-url', {url, update: true});
+  }
+}, (r) => {
+  document.getElementById('import-plan').textContent = r.warnings.join('\n');
+  flash(`${r.action} ${r.skill ? r.skill.slug : ''} from ${r.plan.resolved}`);
+  if (r.action !== 'unchanged') setTimeout(() => location.reload(), 800);
+}, urlButton));
+const importButton = document.getElementById('import');
+importButton.addEventListener('click', async () => {
+  const folder = [...document.getElementById('import-folder').files];
+  if (folder.length) {
+    const top = folder[0].webkitRelativePath.split('/')[0], files = {};
+    let skillMd = null;
+    for (const f of folder) {
+      const rel = f.webkitRelativePath.split('/').slice(1).join('/');
+      if (rel === 'SKILL.md') skillMd = await f.text(); else files[rel] = await f.text();
+    }
+    if (skillMd === null) return flash('That folder has no SKILL.md', 'err', importButton);
+    return act(() => api('POST', '/api/skills/import', {skill_md: skillMd, folder: top, files}),
+               (s) => { location.href = '/skills/' + seg(s.slug); }, importButton);
+  }
+  const f = document.getElementById('import-file').files[0];
+  if (!f) return flash('Choose a file or a folder first', 'err', importButton);
+  const text = await f.text();
+  const body = f.name.endsWith('.json') ? {envelope: text} : {skill_md: text, folder: f.name.replace(/\.md$/i, '')};
+  return act(() => api('POST', '/api/skills/import', body), (s) => { location.href = '/skills/' + seg(s.slug); },
+             importButton);
+});
+})();

@@ -1,0 +1,58 @@
+// The Teach page: start, the bar's commands, the steps as the compiler will save them, the result.
+'use strict';
+(() => {
+const $ = (id) => document.getElementById(id);
+const clone = (id) => $(id).content.firstElementChild.cloneNode(true);
+
+let shownResult = '';
+function show(st) {
+  // the steps as the compiler will save them (the daemon folds the events: teach/review.py)
+  const fix = st.repair, rows = st.steps || [], paused = Boolean(st.paused);
+  $('state').textContent = st.starting
+    ? `Show me: replaying the steps before step ${fix.step} — answer them on the Approvals page`
+    : st.recording ? (fix ? `Show me — ${fix.banner.split('**').join('')}`
+                          : `Recording “${st.name}” — Chromium is open` + (paused ? ' · paused: nothing you do is recorded' : ''))
+    : '';
+  $('stop').textContent = fix ? 'Done' : 'Stop and save';
+  const body = $('steps');
+  body.replaceChildren();
+  for (const r of rows) {
+    const tr = clone('step-row');
+    tr.querySelector('.n').textContent = r.undone ? '—' : String(r.n);
+    tr.querySelector('.action').textContent = r.action;
+    const target = tr.querySelector('.target');
+    target.textContent = r.target + ' ';
+    if (r.masked) target.append(clone('masked-badge'));
+    if (r.undone) { tr.classList.add('undone'); target.append(clone('undone-note')); }
+    body.append(tr);
+  }
+  $('no-steps').hidden = rows.length > 0;
+  const r = st.result, key = JSON.stringify(r || null);
+  if (key === shownResult) return;
+  shownResult = key;
+  const out = $('result');
+  out.querySelectorAll(':scope > :not(.flash)').forEach((x) => x.remove());
+  if (r && r.ok) {
+    const p = clone('saved'), a = p.querySelector('a');
+    a.href = '/skills/' + seg(r.slug); a.textContent = `${r.slug} v${r.version}`;
+    out.prepend(p);
+  } else if (r) {
+    const p = clone('failed');
+    p.querySelector('.why').textContent = say(r.error || 'the recording failed');
+    p.querySelector('.where').textContent = r.recording_dir || '';
+    out.prepend(p);
+    if (fix && /--extend-scope/.test(r.error || '')) {
+      const allow = clone('allow-scope');
+      allow.addEventListener('click', () => act(() => api('POST', '/api/teach/apply'), show, allow));
+      p.after(allow);
+    }
+  }
+}
+async function poll() { try { show(await api('GET', '/api/teach')); } catch (e) { /* the daemon is stopping */ } }
+$('start').addEventListener('click', () => act(() => api('POST', '/api/teach',
+  {name: $('name').value, url: $('url').value}), show, $('start')));
+$('stop').addEventListener('click', () => act(() => api('POST', '/api/teach/stop'), show, $('stop')));
+for (const b of document.querySelectorAll('[data-command]')) b.addEventListener('click', () =>
+  act(() => api('POST', '/api/teach/command', {kind: b.dataset.command}), () => setTimeout(poll, 300), b));
+poll(); setInterval(poll, 700);
+})();

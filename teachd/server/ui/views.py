@@ -1,0 +1,106 @@
+"""What the pages show, shaped for the templates: a run (its chips, its plan
+with each step's result), a skill's parameters, someone else's text as
+quoted data. Pure functions of the API's JSON; where a field of the
+back-end contract (DESIGN §3.5, issue 24) is missing, the nearest honest
+reading of what is there."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from teachd.runner.quoting import invisible
+
+QUOTED_MAX = 300  # characters of an agent's text shown; the rest is cut, and says so
+
+# unverified: every step ran, but nothing on the final page confirmed the effect
+STATUS_CLASS = {"success": "ok", "unverified": "warn", "failure": "bad", "aborted": "bad", "running": "run"}
+STATUS_WORDS = {"success": "succeeded", "unverified": "ran, not confirmed", "failure": "failed",
+                "aborted": "stopped", "running": "running"}
+FEEDBACK_OPEN = ("success", "unverified", "failure", "ended")  # a run that tried: did it work?
+STEP_CLASS = {"ok": "ok", "halted": "bad", "running": "run", "skipped": "warn"}
+STEP_WORDS = {"ok": "done", "halted": "halted", "running": "now", "skipped": "skipped"}
+
+
+def shown(text: Any, limit: int = QUOTED_MAX) -> tuple[str, int]:
+    """Someone else's words (an agent's target, a URL) for a quote box: cut at
+    ``limit``, with every control, format (bidi overrides, zero-width) and
+    line-breaking character shown as ``\\u{…}`` — so an agent cannot write
+    text that reads as teachd's own, break out of the box or hide a part of
+    it. Returns the text and how many characters were cut."""
+    raw = str(text if text is not None else "")
+    out = "".join(f"\\u{{{ord(c):x}}}" if invisible(c) else c for c in raw[:limit])
+    return out, max(0, len(raw) - limit)
+
+
+def parameters_of(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """A skill's declared parameters ``[{name, description, default}]``: the
+    API's own list, else read from a taught skill's ``references/steps.json``
+    (secrets are never among them)."""
+    given = view.get("parameters")
+    if isinstance(given, list):
+        return [p for p in given if isinstance(p, dict) and p.get("name")]
+    try:
+        plan = json.loads((view.get("files") or {}).get("references/steps.json") or "{}")
+    except ValueError:
+        return []
+    params = plan.get("parameters") if isinstance(plan, dict) else None
+    if not isinstance(params, dict):
+        return []
+    return [{"name": str(name), "default": str((p or {}).get("default", "")),
+             "description": str((p or {}).get("describe", "")).replace("**", "")}
+            for name, p in params.items()]
+
+
+def secret_typing(view: dict[str, Any]) -> bool:
+    """The skill types a secret, so its approval was forced at compile time."""
+    meta = (view.get("metadata") or {}).get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    return bool(meta.get("teachd-secrets")) or bool(meta.get("teachd-approval"))
+
+
+def _steps(run: dict[str, Any], waiting: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The plan with each step's result (and the step a question waits on);
+    a run with no plan recorded shows its results alone."""
+    results = {int(s["n"]): s for s in run.get("steps") or [] if isinstance(s, dict) and "n" in s}
+    asked = {int(p["step"]) for p in waiting if isinstance(p.get("step"), int)}
+    rows: list[dict[str, Any]] = []
+    planned = [s for s in run.get("plan") or [] if isinstance(s, dict) and "n" in s]
+    for p in planned:
+        n = int(p["n"])
+        rows.append({**p, "result": results.pop(n, None), "asked": n in asked})
+    for n, r in sorted(results.items()):
+        rows.append({"n": n, "action": r.get("action", ""), "target": r.get("detail", ""), "page": None,
+                     "value": None, "secret": False, "result": r, "asked": n in asked})
+    return rows
+
+
+def run_view(run: dict[str, Any], feedback: dict[str, str], use_only: set[str],
+             waiting: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A run as the Runs list and the run page show it."""
+    status = str(run.get("status") or "")
+    ended = status != "running"
+    skills: dict[str, int] = dict(run.get("skills") or {})
+    if isinstance(run.get("used"), list):
+        used = [s for s in run["used"] if isinstance(s, str)]
+    else:
+        used = [run["slug"]] if run.get("slug") else list(skills)
+    feedback_open = bool(run.get("feedback_open", status in FEEDBACK_OPEN))
+    chips = []
+    for slug in sorted(set(used) | set(feedback)):
+        given = feedback.get(slug)
+        state = (given if given else "use" if slug in use_only else "open" if feedback_open else "closed")
+        chips.append({"slug": slug, "version": skills.get(slug), "state": state})
+    more = [{"slug": s, "version": v} for s, v in sorted(skills.items())
+            if s not in used and s not in feedback]
+    waiting = list(run.get("waiting") or waiting or [])
+    steps = _steps(run, waiting)
+    halted = [s for s in run.get("steps") or [] if isinstance(s, dict) and s.get("status") == "halted"]
+    repair = status == "failure" and bool(halted) and bool(run.get("slug")) \
+        and run.get("slug") not in use_only
+    return {**run, "status": status, "ended": ended, "status_class": STATUS_CLASS.get(status, ""),
+            "status_words": "waiting for you" if waiting and not ended else STATUS_WORDS.get(status, status),
+            "chips": chips, "more": more, "feedback_open": feedback_open, "waiting": waiting,
+            "rows": steps, "total": len(run.get("plan") or []) or None,
+            "halted_step": int(halted[-1]["n"]) if repair else None,
+            "params": dict(run.get("params") or {}), "start_url": run.get("start_url") or ""}

@@ -1,0 +1,37 @@
+"""A demonstration under way, as the compiler will save it: the same fold
+of events into steps (one typing step per field, a click that only focused
+a field dropped, a page opened by a click belonging to that click), read by
+the compiler's own ``to_steps`` — so the Teach page shows what will be
+saved, not raw events — with each step the person took back still listed,
+marked, where it was. Pure: events in, rows out."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from compiler.names import describe
+from compiler.recording import RecordingError, parse_recording
+from compiler.steps import to_steps
+
+_VERBS = {"goto": "open", "dblclick": "double-click", "check": "tick", "select": "choose in"}
+
+
+def review(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows ``{n, action, target, masked, undone}``; ``n`` counts the kept steps."""
+    undone = {int(e["undoes"]) for e in events
+              if e.get("type") == "undo" and isinstance(e.get("undoes"), int)}
+    kept = [e for e in events if e.get("type") != "undo"]  # fold as if nothing was taken back, then mark
+    try:
+        rec = parse_recording("".join(json.dumps(e) + "\n" for e in kept))
+        steps = to_steps(rec)
+    except (RecordingError, KeyError, ValueError, TypeError):  # no start event yet, or a line being written
+        return []
+    rows, n = [], 0
+    for step in steps[1:]:  # the first is opening the start page, which the page already names
+        gone = bool(step.seqs & undone)
+        n += 0 if gone else 1
+        target = describe(step.target).replace("**", "") if step.target else (step.expect_url or step.url)
+        rows.append({"n": None if gone else n, "action": _VERBS.get(step.action, step.action),
+                     "target": target, "masked": step.masked, "undone": gone})
+    return rows
