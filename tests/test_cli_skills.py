@@ -246,3 +246,50 @@ def test_the_command_runs_as_a_process_with_its_exit_codes(cli_process) -> None:
     assert missing.code == 3 and missing.err.startswith("teachd: error:") and "Traceback" not in missing.err
     bad = cli_process("teach", "x", "--url", "ftp://example.com/")
     assert bad.code == 2 and "http(s)" in bad.err
+
+
+def test_a_taught_skill_exports_whole_as_a_folder_and_a_zip_that_validate(taught, cli_env_runner,
+                                                                          tmp_path: Path) -> None:
+    """`skills export --format folder|zip`: SKILL.md (frontmatter included) and
+    every bundled file, so the references SKILL.md cites are there; the
+    folder passes skills-ref's validator and teachd's own; the zip is the
+    same bytes twice and imports back as the same skill; nothing is ever
+    overwritten."""
+    import subprocess
+    import sys
+    import zipfile
+
+    env, _port = taught
+    slug = json.loads(cli_env_runner(env, "skills", "list", "--json").stdout)[0]["slug"]
+    done = cli_env_runner(env, "skills", "export", slug, "--format", "folder", "--out", str(tmp_path / "out"),
+                          "--json")
+    assert done.returncode == 0, done.stderr
+    folder = Path(json.loads(done.stdout)["path"])
+    assert folder == tmp_path / "out" / slug
+    names = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+    assert names == ["SKILL.md", "references/anchors.json", "references/recording.md", "references/steps.json"]
+    skill_md = (folder / "SKILL.md").read_text()
+    assert skill_md.startswith(f"---\nname: {slug}\n") and "references/anchors.json" in skill_md
+    agentskills = Path(sys.executable).parent / "agentskills"
+    checked = subprocess.run([str(agentskills), "validate", str(folder)], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert cli_env_runner(env, "skills", "validate", str(folder)).returncode == 0
+    again = cli_env_runner(env, "skills", "export", slug, "--format", "folder", "--out", str(tmp_path / "out"))
+    assert again.returncode != 0 and "exists already" in again.stderr and "Traceback" not in again.stderr
+    no_out = cli_env_runner(env, "skills", "export", slug, "--format", "zip")
+    assert no_out.returncode != 0 and "--out" in no_out.stderr
+    first = cli_env_runner(env, "skills", "export", slug, "--format", "zip", "--out", str(tmp_path / "a.zip"))
+    second = cli_env_runner(env, "skills", "export", slug, "--format", "zip", "--out", str(tmp_path / "z"))
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    one, two = (tmp_path / "a.zip").read_bytes(), (tmp_path / "z" / f"{slug}.zip").read_bytes()
+    assert one == two  # deterministic
+    with zipfile.ZipFile(tmp_path / "a.zip") as zf:
+        assert sorted(zf.namelist()) == sorted(f"{slug}/{n}" for n in names)
+        assert zf.read(f"{slug}/SKILL.md").decode() == skill_md
+    elsewhere = {**env, "TEACHD_HOME": str(tmp_path / "other-home")}
+    (tmp_path / "other-home").mkdir(mode=0o700)
+    imported = cli_env_runner(elsewhere, "skills", "import", str(tmp_path / "a.zip"), "--json")
+    assert imported.returncode == 0, imported.stderr
+    shown = json.loads(cli_env_runner(elsewhere, "skills", "show", slug, "--json").stdout)
+    original = json.loads(cli_env_runner(env, "skills", "show", slug, "--json").stdout)
+    assert shown["files"] == original["files"] and shown["description"] == original["description"]

@@ -238,16 +238,21 @@ def test_a_page_outside_the_taught_scope_asks_first_and_a_deny_opens_nothing(tau
     env, port = taught
     person = Person("decline", "accept")
 
-    async def go(other: SampleApp) -> tuple[Any, str]:
+    async def go(other: SampleApp) -> tuple[Any, str, Any]:
         async with session(env, person) as client:
             refused = await act(client, action="goto", url=f"{other.url}/login")
-            return refused, text(await act(client, action="snapshot"))
+            snap = text(await act(client, action="snapshot"))
+            return refused, snap, await act(client, action="goto", url=f"{other.url}/login")
 
     with SampleApp(password=PASSWORD) as other:  # another origin (port) than the one taught
-        refused, snap = asyncio.run(go(other))
+        refused, snap, allowed = asyncio.run(go(other))
     assert refused.is_error and "outside the allowed scope" in text(refused)
     assert "outside the allowed scope" in person.asked[0] and f"127.0.0.1:{port}" in person.asked[0]
     assert snap.startswith("Page: about:blank")  # the other site was never opened
+    # allowed: one question for the out-of-scope goto (it names the skill that requires approval too)
+    after_snapshot = person.asked[2:]  # asked[1]: the snapshot, a computer_act the skill gates
+    assert not allowed.is_error and len(after_snapshot) == 1, person.asked
+    assert "outside the allowed scope" in after_snapshot[0] and SLUG in after_snapshot[0]
 
 
 def test_run_skill_replays_in_the_session_and_halts_on_a_drifted_page(taught) -> None:

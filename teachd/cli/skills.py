@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
-from teachd.errors import Conflict
+from teachd.errors import BadInput, Conflict
 
 if TYPE_CHECKING:  # the commands import what they use: `teachd --help` loads none of it
     from teachd.skills.discovery import Discovery
@@ -233,15 +233,29 @@ def update(app: App, slug: str, source: Path, note: str, as_json: bool) -> None:
 
 @skills.command()
 @slug_arg
-@click.option("--format", "fmt", type=click.Choice(["md", "json"]), default="md",
-              show_default=True, help="md: a spec-valid SKILL.md; json: everything.")
+@click.option("--format", "fmt", type=click.Choice(["md", "json", "folder", "zip"]), default="md",
+              show_default=True, help="md: a spec-valid SKILL.md; json: everything; folder or zip: the whole "
+                                      "skill (SKILL.md and every bundled file) written under --out.")
+@click.option("--out", type=click.Path(path_type=Path),
+              help="folder: the parent folder (the skill goes in OUT/SLUG); zip: a .zip file, or a folder "
+                   "for OUT/SLUG.zip. Never overwrites.")
 @pass_app
 @json_option
-def export(app: App, slug: str, fmt: str, as_json: bool) -> None:
-    """Print a skill as a SKILL.md or a JSON envelope (approval included)."""
+def export(app: App, slug: str, fmt: str, out: Path | None, as_json: bool) -> None:
+    """Print a skill as a SKILL.md or a JSON envelope (approval included), or
+    write the whole skill as a folder or a zip that other agents load."""
     from teachd.skills.exchange import export_envelope, export_md
 
     skill = app.store.get(slug)
+    if fmt in ("folder", "zip"):
+        from teachd.skills.export import write_folder, write_zip
+
+        if out is None:
+            raise BadInput(f"--format {fmt} writes files: say where with --out DIR")
+        written = write_folder(skill, out) if fmt == "folder" else write_zip(skill, out)
+        emit(as_json, {"slug": slug, "version": skill.current_version, "path": str(written)},
+             f"exported {slug} v{skill.current_version} to {written}")
+        return
     if fmt == "json" or as_json:
         envelope = export_envelope(skill)
         if as_json and fmt == "md":

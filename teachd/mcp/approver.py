@@ -57,6 +57,7 @@ class Caller:
     ctx: Any  # mcp.server.mcpserver.Context
     loop: asyncio.AbstractEventLoop
     stopping: threading.Event  # the server is closing: an unanswered question is a deny now
+    sent: float = 0.0  # the last progress value sent: the spec wants each one higher
 
     def can_elicit(self) -> bool:
         caps = self.ctx.client_capabilities
@@ -80,8 +81,12 @@ class Caller:
         raise TimeoutError("no answer")
 
     def progress(self, n: float, total: float | None, message: str) -> None:
-        """Best effort: a client that asked for progress sees it; a lost note stops nothing."""
-        asyncio.run_coroutine_threadsafe(self.ctx.report_progress(n, total, message), self.loop)
+        """Best effort: a client that asked for progress sees it; a lost note stops nothing.
+        Progress only rises (the spec's rule): a note between steps (waiting for
+        an approval) goes a hair above the last value instead of back to 0."""
+        value = n if n > self.sent else self.sent + 0.001
+        self.sent = value
+        asyncio.run_coroutine_threadsafe(self.ctx.report_progress(value, total, message), self.loop)
 
 
 class ClientApprover:

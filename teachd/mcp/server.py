@@ -19,17 +19,20 @@ import threading
 import time
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import unquote
 
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
-from mcp_types import GetPromptResult, ImageContent, PromptMessage, TextContent
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
+from mcp_types import GetPromptResult, ImageContent, PromptMessage, TextContent, ToolAnnotations
 from mcp_types import Prompt as MCPPrompt
 from mcp_types import PromptArgument as MCPPromptArgument
 from mcp_types import Resource as MCPResource
 from mcp_types import Tool as MCPTool
+from pydantic import Field
 
 from compiler.plan import PlanError, Procedure
 from teachd import __version__
@@ -78,6 +81,40 @@ _PERSON: ContextVar[str | None] = ContextVar("teachd_mcp_person", default=None) 
 
 def _error(exc: Exception) -> ToolError:
     return ToolError(str(exc))
+
+
+def _invalid(message: str) -> MCPError:
+    """A request naming what does not exist (a prompt, an argument): JSON-RPC's -32602."""
+    return MCPError(INVALID_PARAMS, message)
+
+
+# Every tool argument says what it is (a client shows it, a model reads it).
+def _arg(description: str) -> Any:
+    return Field(description=description)
+
+
+Slug = Annotated[str, _arg("The skill's slug, as load_skill's list names it (taught-file-a-report…).")]
+Path_ = Annotated[str, _arg("A file's path inside the skill: SKILL.md, references/steps.json, …")]
+ActionArg = Annotated[Literal["goto", "click", "type", "select", "check", "press", "scroll", "snapshot",
+                              "screenshot"], _arg("What to do (see the tool's description).")]
+UrlArg = Annotated[str | None, _arg("goto: the address to open.")]
+RefArg = Annotated[str | None, _arg("The target: an element ref from the last snapshot.")]
+RoleArg = Annotated[str | None, _arg("The target: its ARIA role (with name).")]
+NameArg = Annotated[str | None, _arg("The target: its accessible name (with role).")]
+SkillArg = Annotated[str | None, _arg("The target: a loaded taught skill (with anchor).")]
+AnchorArg = Annotated[str | None, _arg("The target: that skill's anchor id (a1, a2, …).")]
+TextArg = Annotated[str | None, _arg("type: the text; a secret as exactly {{secret:NAME}}.")]
+ValueArg = Annotated[str | None, _arg('select: the option\'s value or label; check: "false" unchecks.')]
+KeyArg = Annotated[str | None, _arg("press: the key (Enter, Tab, Escape, Control+A…).")]
+ParamsArg = Annotated[dict[str, str] | None, _arg("Parameter NAME → value, the skill's declared ones "
+                                                  "(steps.json); the demonstrated values when left out.")]
+OutcomeArg = Annotated[Literal["success", "failure"], _arg("Did the task work?")]
+RunIdArg = Annotated[str | None, _arg("The run it is about: this session's, or a run_skill run's id.")]
+NoteArg = Annotated[str | None, _arg("A few words for the History line.")]
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                            open_world_hint=False)
+ACTS = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
+                       open_world_hint=True)
 
 
 class TeachdMCP(MCPServer):
@@ -228,8 +265,8 @@ class TeachdMCP(MCPServer):
                 for t in tools]
 
     def _register_tools(self) -> None:
-        @self.tool(name="load_skill", description=LOAD_SKILL)
-        def load_skill(slug: str, ctx: Context) -> str:
+        @self.tool(name="load_skill", description=LOAD_SKILL, annotations=READ_ONLY)
+        def load_skill(slug: Slug, ctx: Context) -> str:
             try:
                 loaded = self.run_for(ctx).load_skill(slug)
             except TeachdError as exc:
@@ -240,21 +277,19 @@ class TeachdMCP(MCPServer):
 
         @self.tool(name="read_skill_file",
                    description="One bundled file of a skill, by its path inside the skill "
-                               "(SKILL.md included).")
-        def read_skill_file(slug: str, path: str, ctx: Context) -> str:
+                               "(SKILL.md included, with its frontmatter, as the skill:// resource).",
+                   annotations=READ_ONLY)
+        def read_skill_file(slug: Slug, path: Path_, ctx: Context) -> str:
             try:
                 return self.run_for(ctx).read_skill_file(slug, path)
             except TeachdError as exc:
                 raise _error(exc) from None
 
-        @self.tool(name="computer_act", description=ACT)
+        @self.tool(name="computer_act", description=ACT, annotations=ACTS)
         async def computer_act(
-            action: Literal["goto", "click", "type", "select", "check", "press", "scroll", "snapshot",
-                            "screenshot"],
-            ctx: Context,
-            url: str | None = None, ref: str | None = None, role: str | None = None,
-            name: str | None = None, skill: str | None = None, anchor: str | None = None,
-            text: str | None = None, value: str | None = None, key: str | None = None,
+            action: ActionArg, ctx: Context, url: UrlArg = None, ref: RefArg = None, role: RoleArg = None,
+            name: NameArg = None, skill: SkillArg = None, anchor: AnchorArg = None, text: TextArg = None,
+            value: ValueArg = None, key: KeyArg = None,
         ) -> list[TextContent | ImageContent]:
             act = Act(action, url, ref, role, name, skill, anchor, text, value, key)
             try:
@@ -274,8 +309,9 @@ class TeachdMCP(MCPServer):
                                "browser, with parameters (params: NAME → value; the demonstrated values "
                                "otherwise). Progress comes as notifications; the result is the run's "
                                "outcome and the step that halted, if any. Its approvals ask as "
-                               "computer_act's do.")
-        async def run_skill(slug: str, ctx: Context, params: dict[str, str] | None = None) -> str:
+                               "computer_act's do: one question for the whole plan.",
+                   annotations=ACTS)
+        async def run_skill(slug: Slug, ctx: Context, params: ParamsArg = None) -> str:
             try:
                 values = expect_params(params)
                 result = await self.on_browser(ctx, lambda run, b: run.run_skill(b, slug, values))
@@ -289,9 +325,11 @@ class TeachdMCP(MCPServer):
         @self.tool(name="feedback",
                    description="How the task went, one click: outcome success or failure for a skill, in "
                                "this session's run (or run_id, e.g. a run_skill run). It appends a dated "
-                               "line to the skill's History, as a new version.")
-        def feedback(slug: str, outcome: Literal["success", "failure"], ctx: Context,
-                     run_id: str | None = None, note: str | None = None) -> str:
+                               "line to the skill's History, as a new version.",
+                   annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False,
+                                               idempotent_hint=True, open_world_hint=False))
+        def feedback(slug: Slug, outcome: OutcomeArg, ctx: Context, run_id: RunIdArg = None,
+                     note: NoteArg = None) -> str:
             try:
                 done = self.run_for(ctx).feedback(slug, outcome, run_id, note)
             except TeachdError as exc:
@@ -336,8 +374,7 @@ class TeachdMCP(MCPServer):
     # -- prompts ------------------------------------------------------------
     async def list_prompts(self) -> list[MCPPrompt]:
         return [MCPPrompt(name=f"skill:{s.slug}", description=s.current.description,
-                          arguments=[MCPPromptArgument(name=p, description=str(d.get("description") or ""),
-                                                       required=False)
+                          arguments=[MCPPromptArgument(name=p, description=_described(d), required=False)
                                      for p, d in sorted(_parameters(s).items())])
                 for s in self.visible()]
 
@@ -346,13 +383,13 @@ class TeachdMCP(MCPServer):
         slug = name.removeprefix("skill:")
         skill = next((s for s in self.visible() if s.slug == slug and name.startswith("skill:")), None)
         if skill is None:
-            raise ValueError(f"no prompt {name!r}: prompts are skill:<slug> for the enabled skills")
+            raise _invalid(f"no prompt {name!r}: prompts are skill:<slug> for the enabled skills")
         params = _parameters(skill)
         given = {k: str(v) for k, v in (arguments or {}).items() if k in params}
         unknown = sorted(set(arguments or {}) - set(params))
         if unknown:
-            raise ValueError(f"unknown argument(s) {', '.join(unknown)}; "
-                             f"this skill takes: {', '.join(sorted(params)) or 'none'}")
+            raise _invalid(f"unknown argument(s) {', '.join(unknown)}; "
+                           f"this skill takes: {', '.join(sorted(params)) or 'none'}")
         values = "".join(f"\n- {k} = {v}" for k, v in sorted(given.items()))
         text = (f"Do the task of the skill ${slug}: load it with load_skill(\"{slug}\") and follow its "
                 f"instructions, acting with computer_act (or run_skill to replay it whole)."
@@ -369,9 +406,17 @@ def _parameters(skill: Skill) -> dict[str, dict[str, Any]]:
         return {}
 
 
+def _described(spec: dict[str, Any]) -> str:
+    """A parameter as a person reads it: what it fills, and its demonstrated value."""
+    what = str(spec.get("description") or spec.get("describe") or "").replace("**", "")
+    default = spec.get("default")
+    shown = f"{what} (demonstrated: {default})" if what and default not in (None, "") else what
+    return shown or "a value to type"
+
+
 def _mime(path: str) -> str:
-    return {"md": "text/markdown", "json": "application/json", "py": "text/x-python",
-            "sh": "text/x-shellscript"}.get(path.rsplit(".", 1)[-1], "text/plain")
+    """As seed 000 types a skill's files: Markdown, else plain text."""
+    return "text/markdown" if path.lower().endswith(".md") else "text/plain"
 
 
 def _outcome_text(result: dict[str, Any]) -> str:
@@ -409,7 +454,13 @@ def _person(ctx: Any) -> str | None:
 
 
 def _client_name(ctx: Any) -> str:
+    """The client's own name and version, for the run's record: from the
+    session, or at ``initialize`` from the request's own ``clientInfo``."""
     session = getattr(ctx, "session", None)
-    params = getattr(session, "client_params", None)
-    info = getattr(params, "client_info", None)
-    return f"{info.name} {info.version}".strip() if info is not None else "an MCP client"
+    info = getattr(getattr(session, "client_params", None), "client_info", None)
+    if info is not None:
+        return f"{info.name} {info.version}".strip()
+    given = (getattr(ctx, "params", None) or {}).get("clientInfo")
+    if isinstance(given, dict) and given.get("name"):
+        return f"{given['name']} {given.get('version') or ''}".strip()[:120]
+    return "an MCP client"

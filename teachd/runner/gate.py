@@ -223,9 +223,12 @@ class Gate:
 
     def guard(self, action: Action, outside: str | None = None) -> None:
         """An action on a page: outside the allowed scope (``outside`` says
-        why) it asks first, whatever else holds; then the skills' own gate."""
+        why) it asks, whatever else holds — one question, naming the skills
+        that require approval too, whose ``once`` allows this very action;
+        inside the scope, the skills' own gate."""
         if outside:
             self.check(action, reason=outside)
+            return
         self.check(action)
 
     def check(self, action: Action, reason: str | None = None) -> None:

@@ -70,8 +70,10 @@ class RunSession:
             raise NotFound(f"skill {slug!r} is not bound to this run's profile")
         rel = check_relpath(path)  # before any lookup: a path that leaves the skill is refused as such
         skill = self.loaded.get(slug) or self.store.load(slug)
-        if rel == "SKILL.md":
-            return skill.current.instructions
+        if rel == "SKILL.md":  # the whole file, frontmatter included, as the skill:// resource gives it
+            from teachd.skills.exchange import export_md
+
+            return export_md(skill)
         if rel not in skill.current.files:
             raise NotFound(f"File not found: {rel} in skill {slug}")
         return skill.current.files[rel]

@@ -239,13 +239,18 @@ async def skill_delete(request: Request) -> JSONResponse:
 
 async def skill_export(request: Request) -> Response:
     """
-    summary: Export as a spec-valid SKILL.md (`format=md`) or a JSON envelope (`format=json`)
+    summary: "Export: a SKILL.md (`format=md`), a JSON envelope (`json`), or the whole folder zipped (`zip`)"
     responses:
       200: {description: the export}
     """
     skill = daemon(request).store.get(request.path_params["slug"])
     if request.query_params.get("format", "md") == "json":
         return JSONResponse(export_envelope(skill))
+    if request.query_params.get("format") == "zip":
+        from teachd.skills.export import zip_bytes
+
+        return Response(zip_bytes(skill), media_type="application/zip", headers={
+            "Content-Disposition": f'attachment; filename="{skill.slug}.zip"'})
     return PlainTextResponse(export_md(skill), media_type="text/markdown; charset=utf-8")
 
 

@@ -267,6 +267,10 @@ class Guard:
         if not length and header_of(scope, b"transfer-encoding"):
             await _plain(send, 411, "send a Content-Length")  # so the cap is known before reading
             return
+        if path.startswith("/.well-known/"):  # OAuth discovery and the like: none here, said plainly
+            await _plain(send, 404, "this daemon has no OAuth or other discovery documents: "
+                                    "authenticate with Authorization: Bearer <token>")
+            return
         bearer_user = self.sessions.bearer_user(header_of(scope, b"authorization"))
         bearer = bearer_user is not None
         if path == "/mcp" and not bearer:  # an agent's endpoint: the token only, never a cookie

@@ -1,0 +1,123 @@
+"""What the MCP spec and the seeds require of teachd's server, checked with
+the SDK's own client: every tool argument described, tool annotations,
+spec error codes (no traceback), prompt arguments described from the
+skill's parameters, one SKILL.md through tool and resource, resources typed
+as seed 000 says, progress that only rises, and the daemon's discovery
+paths answering plainly."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
+
+from teachd.demo.sampleapp import SampleApp
+from teachd.store import open_store
+from teachd.store.approvals import ApprovalQueue
+from teachd.store.runs import RunStore
+from tests.sample_task import PASSWORD, SLUG
+from tests.security.web_surface import daemon
+from tests.test_mcp import session, settings_of, text, with_secret
+
+
+def test_tools_describe_every_argument_and_say_what_they_touch(taught) -> None:
+    env, _port = taught
+
+    async def go() -> dict[str, Any]:
+        async with session(env) as client:
+            return {t.name: t for t in (await client.list_tools()).tools}
+
+    tools = asyncio.run(go())
+    for tool in tools.values():
+        props = tool.input_schema.get("properties", {})
+        blank = [name for name, spec in props.items() if not spec.get("description")]
+        assert not blank, (tool.name, blank)
+        assert tool.annotations is not None, tool.name
+    assert tools["load_skill"].annotations.read_only_hint and tools["read_skill_file"].annotations.read_only_hint
+    assert tools["computer_act"].annotations.destructive_hint and tools["run_skill"].annotations.destructive_hint
+    assert not tools["computer_act"].annotations.read_only_hint
+
+
+def test_prompts_answer_with_spec_error_codes_and_describe_their_arguments(taught) -> None:
+    env, _port = taught
+
+    async def go() -> None:
+        async with session(env) as client:
+            [prompt] = (await client.list_prompts()).prompts
+            described = {a.name: a.description for a in prompt.arguments or []}
+            assert described and all(described.values()), described
+            assert "Amount" in (described["amount"] or "") and "42.50" in (described["amount"] or "")
+            for name, args in (("skill:taught-no-such-skill", {}), ("nonsense", {}),
+                               (f"skill:{SLUG}", {"no_such_argument": "1"})):
+                with pytest.raises(MCPError) as err:
+                    await client.get_prompt(name, args)
+                assert err.value.code == INVALID_PARAMS, (name, err.value.code)
+
+    asyncio.run(go())
+
+
+def test_skill_md_is_the_same_through_the_tool_and_the_resource_and_files_are_typed(taught) -> None:
+    env, _port = taught
+
+    async def go() -> None:
+        async with session(env) as client:
+            by_tool = text(await client.call_tool("read_skill_file", {"slug": SLUG, "path": "SKILL.md"}))
+            by_resource = (await client.read_resource(f"skill://{SLUG}")).contents[0].text  # type: ignore[union-attr]
+            assert by_tool == by_resource and by_tool.startswith("---\nname: " + SLUG)
+            types = {str(r.uri): r.mime_type for r in (await client.list_resources()).resources}
+            assert types[f"skill://{SLUG}"] == "text/markdown"
+            assert types[f"skill://{SLUG}/references/steps.json"] == "text/plain"
+            assert types[f"skill://{SLUG}/references/recording.md"] == "text/markdown"
+
+    asyncio.run(go())
+    [run] = RunStore(open_store(settings_of(env))).recent()
+    assert run["message"].startswith("MCP session (mcp ")  # the client's own name and version, not "an MCP client"
+
+
+def test_run_skill_progress_only_rises_when_approvals_wait_on_the_daemons_page(taught) -> None:
+    """A client that cannot elicit: the run waits on the Approvals page (a
+    person answers `run` there) and says so as a progress note — which
+    must not send progress back to 0 between steps."""
+    env, port = taught
+    values: list[float] = []
+    stop = threading.Event()
+    queue = ApprovalQueue(open_store(settings_of(env)))
+
+    def person() -> None:
+        while not stop.is_set():
+            for p in queue.pending():
+                queue.answer(p["id"], "run" if p.get("offers_run") else "once")
+            stop.wait(0.05)
+
+    async def on_progress(n: float, total: float | None, message: str | None) -> None:
+        values.append(n)
+
+    async def go() -> Any:
+        async with session(with_secret(env), None) as client:
+            return await client.call_tool("run_skill", {"slug": SLUG}, progress_callback=on_progress)
+
+    answering = threading.Thread(target=person, daemon=True)
+    answering.start()
+    try:
+        with SampleApp(password=PASSWORD, port=port) as app:
+            done = asyncio.run(go())
+            assert len(app.state.reports) == 1
+    finally:
+        stop.set()
+        answering.join(5)
+    assert not done.is_error, text(done)
+    assert len(values) >= 28 and all(b > a for a, b in zip(values, values[1:], strict=False)), values
+
+
+def test_discovery_paths_answer_404_not_a_login_page(tmp_path: Path) -> None:
+    with daemon(tmp_path) as server:
+        for path in ("/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server",
+                     "/.well-known/oauth-protected-resource/mcp"):
+            r = httpx.get(server.url + path, follow_redirects=False, timeout=10)
+            assert r.status_code == 404 and "location" not in r.headers, (path, r.status_code)
