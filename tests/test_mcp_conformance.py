@@ -121,3 +121,44 @@ def test_discovery_paths_answer_404_not_a_login_page(tmp_path: Path) -> None:
                      "/.well-known/oauth-protected-resource/mcp"):
             r = httpx.get(server.url + path, follow_redirects=False, timeout=10)
             assert r.status_code == 404 and "location" not in r.headers, (path, r.status_code)
+
+
+@pytest.mark.parametrize("asks", ["client", "page"])
+def test_a_cancelled_call_withdraws_its_question_and_nothing_more_acts(taught, asks: str) -> None:
+    """The client gives up on run_skill while its plan question waits — in
+    the client (an elicitation nobody answers) or on the Approvals page (a
+    client that cannot elicit): the question is withdrawn, the replay stops,
+    the app records nothing, and the session's next call still works."""
+    env, port = taught
+    asked = asyncio.Event()
+    queue = ApprovalQueue(open_store(settings_of(env)))
+
+    async def never(context: Any, params: Any) -> Any:
+        asked.set()
+        await asyncio.sleep(3600)  # the person never answers
+
+    async def go() -> Any:
+        async with session(with_secret(env), never if asks == "client" else None) as client:  # type: ignore[arg-type]
+            call = asyncio.create_task(client.call_tool("run_skill", {"slug": SLUG}))
+            for _ in range(300):
+                if asked.is_set() or queue.pending():
+                    break
+                await asyncio.sleep(0.1)
+            assert asked.is_set() or queue.pending(), "the question never came"
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+            for _ in range(100):  # withdrawn, not left waiting for a person
+                if not queue.pending():
+                    break
+                await asyncio.sleep(0.1)
+            assert queue.pending() == []
+            return await client.call_tool("read_skill_file", {"slug": SLUG, "path": "SKILL.md"})
+
+    with SampleApp(password=PASSWORD, port=port) as app:
+        after = asyncio.run(go())
+        assert app.state.reports == [] and not app.state.sessions and app.state.clicked() == []
+    assert not after.is_error
+    runs = RunStore(open_store(settings_of(env))).recent()
+    replays = [r for r in runs if r["slug"] == SLUG]
+    assert replays and replays[0]["status"] == "aborted", replays[:1]

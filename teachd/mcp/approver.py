@@ -16,7 +16,7 @@ import concurrent.futures
 import logging
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcp.server.elicitation import render_elicitation_schema
@@ -57,6 +57,7 @@ class Caller:
     ctx: Any  # mcp.server.mcpserver.Context
     loop: asyncio.AbstractEventLoop
     stopping: threading.Event  # the server is closing: an unanswered question is a deny now
+    cancelled: threading.Event = field(default_factory=threading.Event)  # the client cancelled this call
     sent: float = 0.0  # the last progress value sent: the spec wants each one higher
 
     def can_elicit(self) -> bool:
@@ -72,7 +73,8 @@ class Caller:
         TimeoutError when no answer comes in time or the server closes."""
         future = asyncio.run_coroutine_threadsafe(coro, self.loop)
         deadline = time.monotonic() + timeout
-        while (left := deadline - time.monotonic()) > 0 and not self.stopping.is_set():
+        while (left := deadline - time.monotonic()) > 0 and not self.stopping.is_set() \
+                and not self.cancelled.is_set():
             try:
                 return future.result(min(left, 0.5))
             except concurrent.futures.TimeoutError:

@@ -82,7 +82,9 @@ class McpRun:
         self.worker = BrowserWorker(services.opts)
         self.actions: list[dict[str, Any]] = []
         self.replays: list[str] = []
+        self.replays_under_way: set[str] = set()  # run_skill runs not ended yet: a cancel stops them
         self.used: list[str] = []  # the skills the agent loaded, replayed or acted through: their chips
+        self.interrupted = threading.Event()  # the client cancelled the call under way
         self._plans: dict[tuple[str, int], Procedure | None] = {}
         self._lock = threading.Lock()
         self.closed = False
@@ -116,16 +118,32 @@ class McpRun:
     async def on_browser(self, ctx: Any, job: Callable[[Browser], T]) -> T:
         """Run a job on the session's browser thread, with this call's client
         reachable (for questions and progress) while it runs."""
-        caller = Caller(ctx, asyncio.get_running_loop(), self.services.stopping)
+        caller = Caller(ctx, asyncio.get_running_loop(), self.services.stopping, cancelled=self.interrupted)
 
         def with_caller(b: Browser) -> T:
+            self.interrupted.clear()  # a cancel belongs to the call it came for, not to this one
             self.approver.caller = caller
             try:
                 return job(b)
             finally:
                 self.approver.caller = None
 
-        return await asyncio.wrap_future(self.worker.submit(with_caller))
+        future = self.worker.submit(with_caller)
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            self.interrupt()  # the client gave up on this call: stop what it started
+            raise
+
+    def interrupt(self) -> None:
+        """The call under way was cancelled: its question is withdrawn (a deny:
+        nothing more acts), a replay stops before its next step, and the
+        browser is free for the next call."""
+        self.interrupted.set()
+        self.services.queue.withdraw(self.run_id)
+        for run_id in list(self.replays_under_way):
+            self.services.runs.cancel(run_id, "the agent's client")
+            self.services.queue.withdraw(run_id)
 
     def act(self, b: Browser, act: Act) -> dict[str, Any]:
         """Find the target (halting rather than guessing), guard the scope, ask
@@ -194,8 +212,12 @@ class McpRun:
 
         opts = RunOptions(params=params, step_timeout=self.services.opts.step_timeout,
                           origin=f"MCP session {self.run_id}")
-        outcome, b.page = replay(self.services.runs, self.session, slug, proc, b.context, b.page, opts,
-                                 self.secret, progress=progress)
+        under_way = self.replays_under_way
+        try:
+            outcome, b.page = replay(self.services.runs, self.session, slug, proc, b.context, b.page, opts,
+                                     self.secret, progress=progress, on_start=under_way.add)
+        finally:
+            under_way.clear()
         self.replays.append(outcome.run_id)
         halted = next((s for s in outcome.steps if s["status"] == "halted"), None)
         return self.scrubber.scrub_all({**outcome.as_dict(), "halted_step": halted})
