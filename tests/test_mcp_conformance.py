@@ -162,3 +162,72 @@ def test_a_cancelled_call_withdraws_its_question_and_nothing_more_acts(taught, a
     runs = RunStore(open_store(settings_of(env))).recent()
     replays = [r for r in runs if r["slug"] == SLUG]
     assert replays and replays[0]["status"] == "aborted", replays[:1]
+
+
+def test_on_2026_07_28_every_approval_is_asked_in_the_client_in_rounds(taught) -> None:
+    """A client on the 2026-07-28 protocol (no back channel) is asked through
+    input-required rounds: run_skill's one question carries the plan (28 steps,
+    one answer), each computer_act is asked before it acts, a decline acts
+    nothing; judged by the app's own records."""
+    from tests.test_mcp import EXPECTED, Person, act
+
+    env, port = taught
+    person = Person("accept")
+
+    async def replay() -> Any:
+        async with session(with_secret(env), person, mode="2026-07-28") as client:
+            return await client.call_tool("run_skill", {"slug": SLUG})
+
+    with SampleApp(password=PASSWORD, port=port) as app:
+        done = asyncio.run(replay())
+        assert not done.is_error, text(done)
+        assert {k: app.state.reports[0][k] for k in EXPECTED} == EXPECTED
+    [question] = person.asked
+    assert question.startswith("teachd asks: allow this run?") and "28 steps" in question
+    assert [r["status"] for r in RunStore(open_store(settings_of(env))).recent() if r["slug"] == SLUG] == \
+        ["success"]  # the round that only asked left no run behind
+
+    declining = Person("decline", "accept")
+
+    async def acts(base: str) -> tuple[Any, str, Any]:
+        async with session(env, declining, mode="2026-07-28") as client:
+            refused = await act(client, action="goto", url=f"{base}/login")
+            snap = text(await act(client, action="snapshot"))
+            opened = await act(client, action="goto", url=f"{base}/login")
+            return refused, snap, opened
+
+    with SampleApp(password=PASSWORD, port=port) as app:
+        refused, snap, opened = asyncio.run(acts(app.url))
+    assert refused.is_error and "not approved" in text(refused)
+    assert snap.startswith("Page: about:blank")  # the declined goto opened nothing
+    assert not opened.is_error and "Sign in" in text(opened)
+    assert len(declining.asked) == 3 and all("allow this once?" in q for q in declining.asked)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+def test_a_client_that_cannot_be_asked_is_told_where_to_answer_at_once(taught, mode: str) -> None:
+    """`teachd mcp` over stdio, a client that declares no elicitation, no
+    daemon running: a gated action is refused at once with where to answer
+    (start teachd serve), not after a five-minute silent wait."""
+    import sys
+    import time
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    from tests.test_mcp import act
+
+    env, port = taught
+
+    async def go() -> Any:
+        server = StdioServerParameters(command=sys.executable, args=["-m", "teachd", "mcp", "--headless"],
+                                       env=with_secret(env))
+        async with Client(server, mode=mode) as client:  # type: ignore[arg-type]
+            return await act(client, action="goto", url=f"http://127.0.0.1:{port}/login")
+
+    began = time.monotonic()
+    with SampleApp(password=PASSWORD, port=port) as app:
+        refused = asyncio.run(go())
+        assert not app.state.sessions
+    assert refused.is_error and "start teachd serve" in text(refused), text(refused)
+    assert time.monotonic() - began < 60

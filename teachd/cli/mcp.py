@@ -44,10 +44,12 @@ def mcp(app: App, profile: str | None, headless: bool | None, step_timeout: floa
     from teachd.store.runs import RunStore
 
     bound = resolve_profile(app.settings, app.store, profile)
+    daemon = DaemonSource(app.settings.home)
     services = services_for(RunStore(app.store), app.settings, profile=bound, headless=headless,
                             step_timeout=step_timeout, approval_timeout=approval_timeout,
                             where="in the environment of teachd mcp (the client's server config)",
-                            secrets=DaemonSource(app.settings.home))
+                            secrets=daemon)
+    services.approvals_page = daemon.approvals_page  # a client that cannot be asked: the daemon's page, if up
     server = TeachdMCP(services)
     skills = [s.slug for s in server.visible()]
     _report(as_json, {"event": "serving", "transport": "stdio", "skills": skills},

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import hashlib
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -23,7 +25,7 @@ from mcp.server.elicitation import render_elicitation_schema
 from mcp.shared.exceptions import NoBackChannelError
 from pydantic import BaseModel
 
-from teachd.runner.gate import Answer, PageApprover, Request
+from teachd.runner.gate import Answer, Asking, PageApprover, Request
 from teachd.store.approvals import ApprovalQueue
 
 log = logging.getLogger(__name__)
@@ -34,6 +36,45 @@ class AllowOnce(BaseModel):
 
 
 ALLOW_ONCE_SCHEMA: Any = render_elicitation_schema(AllowOnce)  # no properties, none required
+APPROVAL = "approval"  # the key of teachd's question in an input-required round
+NOWHERE = ("this client cannot show teachd's questions (it declares no elicitation) and no teachd serve "
+           "is running to ask on: start teachd serve and call again (its Approvals page asks), or use a "
+           "client that supports elicitation")
+ROUNDS_FROM = "2026-07-28"  # the protocol whose tools/call asks by input-required rounds
+
+
+def round_question(request: Request) -> tuple[str, str]:
+    """The question as it goes out in an input-required round, and its key:
+    the same words for the same question in every round (nothing in it
+    depends on when it is asked), so the answer is matched to it."""
+    if request.plan is not None:
+        body = request.plan.describe()
+        message = (f"teachd asks: allow this run? {body}\nAccept allows exactly these steps, in order, "
+                   "within scope, for this run only; anything else asks again.")
+    else:
+        body = request.describe()
+        message = f"teachd asks: allow this once? {body}"
+    return message, hashlib.sha256(body.encode()).hexdigest()[:32]
+
+
+def answers_of(ctx: Any) -> dict[str, tuple[str, Any]]:
+    """The client's answer to the round before (``approval``), under the key
+    of the question it answers (the round's ``request_state``)."""
+    responses, key = getattr(ctx, "input_responses", None) or {}, getattr(ctx, "request_state", None)
+    got = responses.get(APPROVAL) if isinstance(responses, dict) else None
+    if not key or got is None or not hasattr(got, "action"):
+        return {}
+    return {str(key): (str(got.action), getattr(got, "content", None))}
+
+
+def asks_in_rounds(ctx: Any) -> bool:
+    """A client on 2026-07-28 (or later) that can show a form: asked in input-required rounds."""
+    from mcp_types.version import is_version_at_least
+
+    version = getattr(ctx, "protocol_version", None)
+    caps = getattr(ctx, "client_capabilities", None)
+    return bool(version and is_version_at_least(version, ROUNDS_FROM) and caps is not None
+                and caps.elicitation is not None)
 
 
 def judge(request_id: int, action: str, content: Any) -> Answer:
@@ -58,6 +99,11 @@ class Caller:
     loop: asyncio.AbstractEventLoop
     stopping: threading.Event  # the server is closing: an unanswered question is a deny now
     cancelled: threading.Event = field(default_factory=threading.Event)  # the client cancelled this call
+    # 2026-07-28 (no back channel): a question ends the call as an input-required round, and the
+    # call comes again with the answer — ``answered`` holds it, by the question's key
+    rounds: bool = False
+    answered: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    may_ask: Callable[[Request], bool] = lambda _request: True  # … only before anything acted
     sent: float = 0.0  # the last progress value sent: the spec wants each one higher
 
     def can_elicit(self) -> bool:
@@ -91,15 +137,30 @@ class Caller:
         asyncio.run_coroutine_threadsafe(self.ctx.report_progress(value, total, message), self.loop)
 
 
+def anywhere() -> str | None:
+    return "the teachd Approvals page"
+
+
 class ClientApprover:
-    def __init__(self, queue: ApprovalQueue, timeout: float, stopping: threading.Event) -> None:
+    def __init__(self, queue: ApprovalQueue, timeout: float, stopping: threading.Event,
+                 approvals_page: Callable[[], str | None] = anywhere) -> None:
         self.queue, self.timeout, self.stopping = queue, timeout, stopping
+        self.approvals_page = approvals_page  # where a person can answer now; None: nowhere
         self.run_id = ""
         self.caller: Caller | None = None  # set for each tool call by the session
 
     def ask(self, request: Request) -> Answer:
         caller = self.caller
-        if caller is not None and caller.can_elicit():
+        if caller is not None and caller.rounds:
+            message, key = round_question(request)
+            if key in caller.answered:  # this very question, answered in the client's last round
+                action, content = caller.answered.pop(key)
+                answer = judge(request.id, action, content)
+                return replace(answer, run=answer.allow and request.offers_run)
+            if caller.may_ask(request):
+                raise Asking(message, key)
+            # a question after something acted (a step that drifted mid-replay): the Approvals page
+        elif caller is not None and caller.can_elicit():
             message = f"teachd asks: allow this once? {request.describe()}"
             if request.plan is not None:  # a replay's first gated step: one question for the whole plan
                 message = (f"teachd asks: allow this run? {request.plan.describe()}\n"
@@ -121,7 +182,10 @@ class ClientApprover:
                 return Answer(request.id, False)
         if self.stopping.is_set():
             return Answer(request.id, False)
+        page = self.approvals_page()
+        if page is None:  # nobody could answer: said now, not after a silent wait
+            return Answer(request.id, False, NOWHERE)
         if caller is not None:
-            caller.progress(0, None, "waiting for approval on the teachd Approvals page: "
-                                     + request.describe())
-        return PageApprover(self.queue, self.run_id, self.timeout).ask(request)
+            caller.progress(0, None, f"waiting for approval on {page}: {request.describe()}")
+        answer = PageApprover(self.queue, self.run_id, self.timeout).ask(request)
+        return answer if answer.allow or answer.why else replace(answer, why=f"no yes on {page} in time")

@@ -67,6 +67,15 @@ class DaemonSource:
             raise PolicyStop(f"{url} in {DAEMON_FILE} is not this teachd daemon (it could not prove it holds "
                              "the token): the token was not sent; start teachd serve")
 
+    def approvals_page(self) -> str | None:
+        """The running daemon's Approvals page (checked as for a secret: its pid
+        alive, its proof right), or None when no daemon could ask the person."""
+        try:
+            with self._client() as client:
+                return f"{str(client.base_url).rstrip('/')}/approvals"
+        except PolicyStop:
+            return None
+
     def ask(self, name: str, run_id: str, skills: list[str]) -> Ticket:
         try:
             with self._client() as client:

@@ -27,7 +27,16 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
-from mcp_types import GetPromptResult, ImageContent, PromptMessage, TextContent, ToolAnnotations
+from mcp_types import (
+    ElicitRequest,
+    ElicitRequestFormParams,
+    GetPromptResult,
+    ImageContent,
+    InputRequiredResult,
+    PromptMessage,
+    TextContent,
+    ToolAnnotations,
+)
 from mcp_types import Prompt as MCPPrompt
 from mcp_types import PromptArgument as MCPPromptArgument
 from mcp_types import Resource as MCPResource
@@ -38,7 +47,9 @@ from compiler.plan import PlanError, Procedure
 from teachd import __version__
 from teachd.errors import NotFound, TeachdError
 from teachd.mcp.acts import Act
+from teachd.mcp.approver import ALLOW_ONCE_SCHEMA, APPROVAL
 from teachd.mcp.session import McpRun, Services, expect_params
+from teachd.runner.gate import Asking
 from teachd.runner.run import BROWSERS_PER_PERSON
 from teachd.runner.session import manifest, visible_skills
 from teachd.skills.exchange import export_md
@@ -81,6 +92,14 @@ _PERSON: ContextVar[str | None] = ContextVar("teachd_mcp_person", default=None) 
 
 def _error(exc: Exception) -> ToolError:
     return ToolError(str(exc))
+
+
+def _round(question: Asking) -> InputRequiredResult:
+    """The question as an input-required round (2026-07-28): the client shows
+    it and calls again with the answer; ``request_state`` names the question."""
+    ask = ElicitRequest(params=ElicitRequestFormParams(message=question.message,
+                                                       requested_schema=ALLOW_ONCE_SCHEMA))
+    return InputRequiredResult(input_requests={APPROVAL: ask}, request_state=question.key)
 
 
 def _invalid(message: str) -> MCPError:
@@ -290,10 +309,12 @@ class TeachdMCP(MCPServer):
             action: ActionArg, ctx: Context, url: UrlArg = None, ref: RefArg = None, role: RoleArg = None,
             name: NameArg = None, skill: SkillArg = None, anchor: AnchorArg = None, text: TextArg = None,
             value: ValueArg = None, key: KeyArg = None,
-        ) -> list[TextContent | ImageContent]:
+        ) -> list[TextContent | ImageContent] | InputRequiredResult:
             act = Act(action, url, ref, role, name, skill, anchor, text, value, key)
             try:
                 result = await self.on_browser(ctx, lambda run, b: run.act(b, act))
+            except Asking as question:
+                return _round(question)
             except TeachdError as exc:
                 raise _error(exc) from None
             out: list[TextContent | ImageContent] = [TextContent(type="text", text=result["text"])]
@@ -311,10 +332,12 @@ class TeachdMCP(MCPServer):
                                "outcome and the step that halted, if any. Its approvals ask as "
                                "computer_act's do: one question for the whole plan.",
                    annotations=ACTS)
-        async def run_skill(slug: Slug, ctx: Context, params: ParamsArg = None) -> str:
+        async def run_skill(slug: Slug, ctx: Context, params: ParamsArg = None) -> str | InputRequiredResult:
             try:
                 values = expect_params(params)
                 result = await self.on_browser(ctx, lambda run, b: run.run_skill(b, slug, values))
+            except Asking as question:
+                return _round(question)
             except TeachdError as exc:
                 raise _error(exc) from None
             text = _outcome_text(result)

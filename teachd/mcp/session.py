@@ -21,10 +21,10 @@ from compiler.scope import in_scope
 from teachd.config import Settings
 from teachd.errors import BadInput, NotFound, PolicyStop, TeachdError
 from teachd.mcp.acts import SECRET, Act, by_ref_or_role, masked_field, perform
-from teachd.mcp.approver import Caller, ClientApprover
+from teachd.mcp.approver import Caller, ClientApprover, answers_of, anywhere, asks_in_rounds
 from teachd.mcp.worker import Browser, BrowserWorker
 from teachd.runner.feedback import give_feedback
-from teachd.runner.gate import Action, Gate
+from teachd.runner.gate import Action, Asking, Gate
 from teachd.runner.guard import Layer, RequestGuard, element_location, focused_location, guard_for
 from teachd.runner.replay import Halt, Replayer, plain
 from teachd.runner.run import RunOptions, prepare, replay
@@ -61,6 +61,8 @@ class Services:
     # None for the owner (``teachd mcp``, the daemon's owner); for anyone else the
     # browser reaches no loopback/private/special address their own taught skills don't name
     destinations: Destinations | None = None
+    # where a question goes when the client cannot show it: the Approvals page, or None (no daemon runs)
+    approvals_page: Callable[[], str | None] = anywhere
 
     def stop(self) -> None:
         """Every question still waiting is a deny, every secret still asked is not given."""
@@ -72,7 +74,8 @@ class McpRun:
     def __init__(self, services: Services, client: str) -> None:
         self.services, self.client = services, client
         runs = services.runs
-        self.approver = ClientApprover(services.queue, services.queue.timeout, services.stopping)
+        self.approver = ClientApprover(services.queue, services.queue.timeout, services.stopping,
+                                       services.approvals_page)
         self.gate = Gate(self.approver, saved_rules=RuleStore(runs.db, runs.owner).tools())
         self.session = RunSession(runs.skills, self.gate, services.opts.profile)
         self.session.auto_load()
@@ -118,7 +121,9 @@ class McpRun:
     async def on_browser(self, ctx: Any, job: Callable[[Browser], T]) -> T:
         """Run a job on the session's browser thread, with this call's client
         reachable (for questions and progress) while it runs."""
-        caller = Caller(ctx, asyncio.get_running_loop(), self.services.stopping, cancelled=self.interrupted)
+        rounds = asks_in_rounds(ctx)
+        caller = Caller(ctx, asyncio.get_running_loop(), self.services.stopping, cancelled=self.interrupted,
+                        rounds=rounds, answered=answers_of(ctx) if rounds else {})
 
         def with_caller(b: Browser) -> T:
             self.interrupted.clear()  # a cancel belongs to the call it came for, not to this one
@@ -181,6 +186,9 @@ class McpRun:
                 result["text"] += "\nMeanwhile teachd stopped: " + "; ".join(s.describe() for s in earlier)
             record["status"] = "done"
             return result
+        except Asking:
+            record["status"] = "asked in the client"  # the call comes again with the answer
+            raise
         except TeachdError as exc:
             detail = self.scrubber.scrub(str(exc))
             record.update(status="refused" if isinstance(exc, PolicyStop) else "failed", detail=detail)
@@ -199,6 +207,9 @@ class McpRun:
         """The replay executor on this session's browser: an ordinary recorded run."""
         proc = prepare(self.session, slug, params)
         self._used(slug)
+        if (caller := self.approver.caller) is not None:  # a round re-runs the call: only before step 1
+            first = proc.steps[0].n if proc.steps else 0
+            caller.may_ask = lambda request: request.offers_run and request.action.step == first
         self._guarded(b)  # the session's rules hold under the replay's own scope
         self.services.runs.set_skills(self.run_id, self.session.versions())
         total = len(proc.steps)

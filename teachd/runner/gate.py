@@ -117,6 +117,17 @@ class Request:
 ANSWERS = ("run", "once", "deny")
 
 
+class Asking(Exception):  # noqa: N818 — not an error: the question leaves by another road
+    """An approver that cannot wait for its answer here (an MCP client on
+    the 2026-07-28 protocol answers in a new round of the same call) ends the
+    call with its question, before anything acted; the call comes again with
+    the answer."""
+
+    def __init__(self, message: str, key: str) -> None:
+        super().__init__(message)
+        self.message, self.key = message, key
+
+
 @dataclass(frozen=True)
 class Answer:
     request_id: int

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from compiler.plan import Procedure
 from recorder.browser import CAPTURE_JS
 from teachd.errors import BadInput, PolicyStop, Unavailable
-from teachd.runner.gate import Approver, Gate
+from teachd.runner.gate import Approver, Asking, Gate
 from teachd.runner.plan_view import plan_of
 from teachd.runner.replay import STEP_TIMEOUT, Cancelled, Halt, Replayer
 from teachd.runner.secrecy import without_secrets
@@ -179,6 +179,7 @@ def replay(runs: RunStore, session: RunSession, slug: str, proc: Procedure, cont
                         start_url=opts.start_url, progress=progress, step_timeout=opts.step_timeout,
                         slug=slug, observer=watch, cancelled=lambda: runs.cancelled_by(run_id))
     log_from = len(session.gate.log)
+    asked_elsewhere = False
     try:
         replayer.run()
         if replayer.verified:
@@ -193,8 +194,14 @@ def replay(runs: RunStore, session: RunSession, slug: str, proc: Procedure, cont
             message = f"cancelled by {who} ({exc})"
     except Halt as exc:
         status, message = "failure", str(exc)
+    except Asking:  # its first question goes to the client in a round of its own: nothing acted yet
+        asked_elsewhere = True
+        raise
     finally:
         steps = [r.as_dict() for r in replayer.results]
-        runs.finish(run_id, status, {**watch.detail(), "message": message, "steps": steps,
-                                     "gate": session.gate.log[log_from:]})
+        if asked_elsewhere:
+            runs.discard(run_id)  # the call comes again with the answer, as a run of its own
+        else:
+            runs.finish(run_id, status, {**watch.detail(), "message": message, "steps": steps,
+                                         "gate": session.gate.log[log_from:]})
     return RunOutcome(run_id, status, message, steps, session.versions()), replayer.page

@@ -102,9 +102,11 @@ class Daemon:
 
         def services(person: Daemon) -> Services:
             where = "where teachd serve runs" if person is self else ""  # another's env is not read
-            return services_for(person.runs, person.settings, where=where,
+            made = services_for(person.runs, person.settings, where=where,
                                 secrets=DeskSource(person.secrets, base_url), queue=person.approvals,
                                 owner=person is self)  # anyone else's browser: no local destinations
+            made.approvals_page = lambda: f"{base_url.rstrip('/')}/approvals"  # this daemon's own
+            return made
 
         server = TeachdMCP(services(self), lambda user: services(self.as_user(user)), idle_after=IDLE_AFTER)
         security = TransportSecuritySettings(allowed_hosts=sorted(hosts), allowed_origins=[])

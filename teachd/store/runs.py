@@ -90,6 +90,14 @@ class RunStore:
                              (self.owner, run_id))
         return {(int(r["n"]), str(r["kind"])) for r in rows}
 
+    def discard(self, run_id: str) -> None:
+        """A run that never acted and is started again (its question went to
+        an MCP client in a round of its own): no record of it stays."""
+        with self.db.atomic() as tx:
+            tx.execute("DELETE FROM run_pictures WHERE owner = ? AND run_id = ?", (self.owner, run_id))
+            tx.execute("DELETE FROM runs WHERE id = ? AND owner = ? AND status = 'running'",
+                       (run_id, self.owner))
+
     def cancel(self, run_id: str, by: str) -> bool:
         """Ask a running run to stop between steps (whichever process runs it)."""
         with self.db.atomic() as tx:
