@@ -218,7 +218,10 @@ class McpRun:
         def progress(message: str) -> None:
             steps_done[0] += 1
             caller = self.approver.caller
-            if caller is not None:
+            # A round that may end in its plan question says nothing yet: the round with the
+            # answer starts the count again, and progress must only rise for the client.
+            quiet = caller is not None and caller.rounds and not caller.answered and steps_done[0] == 1
+            if caller is not None and not quiet:
                 caller.progress(steps_done[0], total, message)
 
         opts = RunOptions(params=params, step_timeout=self.services.opts.step_timeout,
