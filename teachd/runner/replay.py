@@ -37,7 +37,7 @@ from playwright.sync_api import expect
 from compiler.plan import Anchor, Locator, PlanStep, Procedure
 from compiler.scope import in_scope, matches_pattern, url_pattern
 from teachd.errors import InvalidSkill, PolicyStop, TeachdError
-from teachd.runner.gate import Action, Gate
+from teachd.runner.gate import Action, Gate, Plan
 from teachd.runner.guard import Layer, Stopped, element_location, focused_location, guard_for
 from teachd.runner.match import EXACT, GAINED, Candidate, Choice, agrees, as_taught, choose, name_score, words
 from teachd.runner.observe import StepObserver, crop, thumbnail
@@ -334,9 +334,10 @@ class Replayer:
                  params: Mapping[str, str], secret: Callable[[str], str],
                  start_url: str | None = None, progress: Callable[[str], None] | None = None,
                  step_timeout: float = STEP_TIMEOUT, slug: str = "", observer: StepObserver | None = None,
-                 cancelled: Callable[[], str | None] | None = None) -> None:
+                 cancelled: Callable[[], str | None] | None = None, plan: Plan | None = None) -> None:
         self.context, self.page, self.proc, self.gate = context, page, proc, gate
         self.slug, self.observer = slug, observer
+        self.plan = plan or plan_of(slug, proc, params, start_url)  # what a `run` answer approves
         self.cancelled = cancelled or (lambda: None)  # who cancelled the run, asked between steps
         self._as_taught = False  # the last target was found exactly as demonstrated
         self._asked = False  # the step under way asked a person
@@ -578,7 +579,7 @@ class Replayer:
         layer = guard.add(scoped) if self.proc.scope else None
         guard.take()  # what an earlier act stopped is not this replay's
         self.traffic.watch(self.page)
-        self.gate.offer(plan_of(self.slug, self.proc, self.params, self.start_url))
+        self.gate.offer(self.plan)
         try:
             self._steps(until)
         finally:

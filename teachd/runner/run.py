@@ -150,7 +150,7 @@ class RunWatch:
         return {**self.base, "steps": [self.steps[n] for n in sorted(self.steps)]}
 
 
-def begin(runs: RunStore, session: RunSession, slug: str, opts: RunOptions) -> str:
+def begin(runs: RunStore, session: RunSession, opts: RunOptions) -> str:
     """The run's record, before anything acts: its id, skills and what it was asked to do."""
     run_id = opts.run_id or runs.new_run_id()
     if opts.run_id:
@@ -166,7 +166,7 @@ def replay(runs: RunStore, session: RunSession, slug: str, proc: Procedure, cont
            on_start: Callable[[str], None] | None = None) -> tuple[RunOutcome, Page]:
     """The one executor (``teachd run``, the daemon, MCP's ``run_skill``): a
     recorded run whatever happens; returns the outcome and the page it ended on."""
-    run_id = begin(runs, session, slug, opts)
+    run_id = begin(runs, session, opts)
     if on_start:
         on_start(run_id)
     status, message = "failure", ""
@@ -177,7 +177,7 @@ def replay(runs: RunStore, session: RunSession, slug: str, proc: Procedure, cont
     runs.progress(run_id, watch.detail())
     replayer = Replayer(context, page, proc, session.gate, opts.params, secret,
                         start_url=opts.start_url, progress=progress, step_timeout=opts.step_timeout,
-                        slug=slug, observer=watch, cancelled=lambda: runs.cancelled_by(run_id))
+                        slug=slug, observer=watch, cancelled=lambda: runs.cancelled_by(run_id), plan=plan)
     log_from = len(session.gate.log)
     asked_elsewhere = False
     try:
