@@ -24,11 +24,14 @@ lint: venv
 	$(BIN)/mypy
 
 # The real apps' own environments (Django LTS and newest, Wagtail old and new: tests/realapps.py,
-# cached in build/real-apps) are installed while the linters run.
+# cached in build/real-apps) and the MCP Inspector (npm, with its Node.js 22: tests/inspector.py,
+# in build/inspector) are installed while the linters run.
 test: venv debs
 	mkdir -p build; $(BIN)/python -m tests.realapps > build/real-apps.log 2>&1 & apps=$$!; \
+	  $(BIN)/python -m tests.inspector > build/inspector.log 2>&1 & inspector=$$!; \
 	  $(BIN)/ruff check . && $(BIN)/mypy; lint=$$?; \
-	  wait $$apps || { cat build/real-apps.log; exit 1; }; exit $$lint
+	  wait $$apps || { cat build/real-apps.log; exit 1; }; \
+	  wait $$inspector || { cat build/inspector.log; exit 1; }; exit $$lint
 	$(BIN)/python -m pytest -q -n 2
 
 #   make demo   the whole loop on the bundled sample app (teach → compile → store → replay on a changed app → feedback)

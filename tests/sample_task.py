@@ -4,15 +4,18 @@ depends on another's runs, rules or versions)."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from teachd.demo.sampleapp.drift import SLUG, Taught, replay_cli, teach_task, teachd_env
 
 PASSWORD = "Rr9-replay-Secret"
 APPROVE_ALL = "once\n" * 80
-__all__ = ["PASSWORD", "SLUG", "copy_home", "replay", "teach_sample"]
+__all__ = ["PASSWORD", "SLUG", "copy_home", "held_at", "replay", "teach_sample"]
 
 
 def teach_sample(base: Path, teach: Callable[[Path, str, dict[str, str]], Taught] = teach_task) -> Taught:
@@ -32,3 +35,25 @@ def copy_home(taught: Taught, dest: Path) -> dict[str, str]:
 def replay(env: dict[str, str], *args: str, stdin: str = APPROVE_ALL,
            secret: bool = True) -> tuple[int, dict, str]:
     return replay_cli(env, *args, password=PASSWORD if secret else None, approvals=stdin)
+
+
+@contextlib.contextmanager
+def held_at(app: Any, prefix: str) -> Iterator[tuple[threading.Event, threading.Event]]:
+    """The sample app holds its answer to a GET of ``prefix`` until released
+    (a replay stopped mid-step, for as long as a test needs): yields
+    (reached, release); leaving releases it."""
+    reached, release = threading.Event(), threading.Event()
+    answer = app._get
+
+    def held(handler: Any) -> None:
+        if handler.path.startswith(prefix):
+            reached.set()
+            release.wait(60)
+        with contextlib.suppress(BrokenPipeError):  # the browser that asked may be gone by now
+            answer(handler)
+
+    app._get = held
+    try:
+        yield reached, release
+    finally:
+        release.set()

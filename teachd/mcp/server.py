@@ -48,6 +48,7 @@ from teachd import __version__
 from teachd.errors import NotFound, TeachdError
 from teachd.mcp.acts import Act
 from teachd.mcp.approver import ALLOW_ONCE_SCHEMA, APPROVAL
+from teachd.mcp.presence import Presence
 from teachd.mcp.session import McpRun, Services, expect_params
 from teachd.runner.gate import Asking
 from teachd.runner.run import BROWSERS_PER_PERSON
@@ -86,6 +87,9 @@ the loaded taught skills' allowed sites."""
 SKILL_URI = "skill://"
 T = TypeVar("T")
 IDLE_AFTER = 1800.0  # seconds: the SDK's own idle timeout for a streamable HTTP session
+SESSIONLESS = "default"  # the run of a person's calls that name no session (the 2026-07-28 protocol)
+BROWSERS_IN_ALL = 12  # session browsers on the daemon's machine, all people together
+SESSIONLESS_IDLE = 300.0  # seconds: nothing can end such a run but time, so its browser goes sooner
 
 _PERSON: ContextVar[str | None] = ContextVar("teachd_mcp_person", default=None)  # the request's, over HTTP
 
@@ -138,7 +142,8 @@ ACTS = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_h
 
 class TeachdMCP(MCPServer):
     def __init__(self, services: Services, for_person: Callable[[str], Services] | None = None,
-                 idle_after: float | None = None, browsers_per_person: int = BROWSERS_PER_PERSON) -> None:
+                 idle_after: float | None = None, browsers_per_person: int = BROWSERS_PER_PERSON,
+                 browsers_in_all: int = BROWSERS_IN_ALL) -> None:
         """``services`` are the owner's; ``for_person`` makes another person's
         (the daemon's ``/mcp``, where each request's token says who).
         ``idle_after``: seconds after which a session with no call in flight
@@ -146,6 +151,7 @@ class TeachdMCP(MCPServer):
         super().__init__(name="teachd", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
         self.services, self.for_person = services, for_person
         self.idle_after, self.browsers_per_person = idle_after, browsers_per_person
+        self.browsers_in_all = browsers_in_all  # the daemon's machine, whoever asks
         self.streamable_http_asgi: Any = None  # set where it is served over HTTP (the daemon)
         self._seen: dict[tuple[str, str], float] = {}  # when each session was last used
         self._busy: dict[int, int] = {}  # calls in flight per run
@@ -154,6 +160,7 @@ class TeachdMCP(MCPServer):
         self._runs: dict[tuple[str, str], McpRun] = {}
         self._people: dict[str, Services] = {}
         self._lock = threading.Lock()
+        self.presence = Presence(self.end)  # over HTTP: a client that left without DELETE
         self.middleware.append(self._start_on_initialize)
         self._register_tools()
 
@@ -196,6 +203,10 @@ class TeachdMCP(MCPServer):
                 if len(theirs) >= self.browsers_per_person:
                     raise ToolError(f"you already have {len(theirs)} browsers open in other MCP sessions "
                                     f"(at most {self.browsers_per_person}): end one of those sessions first")
+                everyone = sum(1 for r in self._runs.values() if r.worker.started and not r.closed)
+                if everyone >= self.browsers_in_all:
+                    raise ToolError(f"this teachd has {everyone} MCP session browsers open, its most: "
+                                    "try again when a session ends")
             self._busy[id(run)] = self._busy.get(id(run), 0) + 1
         try:
             return await run.on_browser(ctx, lambda b: job(run, b))
@@ -207,11 +218,13 @@ class TeachdMCP(MCPServer):
                 self._seen[(person, _session_key(ctx))] = time.monotonic()
 
     def end(self, person: str, session: str) -> str | None:
-        """The session ``person`` ended (DELETE /mcp): its run is recorded as
-        ended and its browser closed now, not when the daemon stops."""
+        """The session ``person`` ended (DELETE /mcp, or its client left: see
+        presence): what it started is cancelled, its run is recorded as ended
+        and its browser closed now, not when the daemon stops."""
         with self._lock:
             run = self._runs.pop((person, session), None)
             self._seen.pop((person, session), None)
+        self.presence.forget((person, session))
         if run is None:
             return None
         run.close()
@@ -219,14 +232,15 @@ class TeachdMCP(MCPServer):
 
     def reap(self, now: float | None = None) -> list[str]:
         """Close the sessions idle (no call in flight) for longer than
-        ``idle_after`` seconds, as the SDK forgets their transports."""
+        ``idle_after`` seconds, as the SDK forgets their transports (the
+        sessionless run, which nothing else ends: after SESSIONLESS_IDLE)."""
         if self.idle_after is None:
             return []
         now = time.monotonic() if now is None else now
         with self._lock:
             idle = [key for key, seen in self._seen.items()
-                    if now - seen > self.idle_after and key in self._runs
-                    and not self._busy.get(id(self._runs[key]))]
+                    if now - seen > min(self.idle_after, SESSIONLESS_IDLE if key[1] == SESSIONLESS else 1e12)
+                    and key in self._runs and not self._busy.get(id(self._runs[key]))]
         return [rid for person, session in idle if (rid := self.end(person, session))]
 
     def _start_reaper(self) -> None:
@@ -238,7 +252,7 @@ class TeachdMCP(MCPServer):
 
             def sweep() -> None:
                 assert self.idle_after is not None
-                while not self._closing.wait(min(60.0, self.idle_after / 4)):
+                while not self._closing.wait(min(60.0, self.idle_after / 4, SESSIONLESS_IDLE / 4)):
                     self.reap()
 
             self._reaper = threading.Thread(target=sweep, name="teachd-mcp-reaper", daemon=True)
@@ -455,7 +469,7 @@ def _outcome_text(result: dict[str, Any]) -> str:
 
 def _session_key(ctx: Any) -> str:
     headers = _headers(ctx)
-    return (headers or {}).get("mcp-session-id") or "default"
+    return (headers or {}).get("mcp-session-id") or SESSIONLESS
 
 
 def _request(ctx: Any) -> Any:

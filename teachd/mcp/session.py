@@ -402,12 +402,16 @@ class McpRun:
 
     # -- the end ------------------------------------------------------------
     def close(self) -> None:
-        """The session ended: the browser closes, the run is recorded as ended."""
+        """The session ended (DELETE, the stdio pipe closing, idle): what it
+        started is cancelled as a cancelled call's is — its question withdrawn,
+        a replay stopped before its next step — then the browser closes and
+        the run is recorded as ended."""
         with self._lock:
             if self.closed:
                 return
             self.closed = True
             actions = list(self.actions)
+        self.interrupt()
         self.worker.close()
         done = sum(1 for a in actions if a.get("status") == "done")
         refused = sum(1 for a in actions if a.get("status") == "refused")

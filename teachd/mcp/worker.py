@@ -67,6 +67,8 @@ class BrowserWorker:
             thread = self._thread
             if thread is None:
                 return
+            for future in self._waiting():  # jobs not yet begun never begin: their callers hear so
+                future.cancel()
             self._jobs.put(None)
             self._thread = None
         thread.join(timeout)
@@ -86,13 +88,19 @@ class BrowserWorker:
         except BaseException as exc:  # the browser would not start: every waiting job hears why
             with self._lock:  # no job can slip in between the last look and the thread's end
                 self._thread = None
-                while True:
-                    try:
-                        item = self._jobs.get_nowait()
-                    except queue.Empty:
-                        break
-                    if item is not None:
-                        with contextlib.suppress(Exception):
-                            item[1].set_exception(exc)
+                for future in self._waiting():
+                    with contextlib.suppress(Exception):
+                        future.set_exception(exc)
             if not isinstance(exc, Exception):
                 raise
+
+    def _waiting(self) -> list[Future[Any]]:
+        """Take the jobs queued and not begun (under the lock)."""
+        taken: list[Future[Any]] = []
+        while True:
+            try:
+                item = self._jobs.get_nowait()
+            except queue.Empty:
+                return taken
+            if item is not None:
+                taken.append(item[1])

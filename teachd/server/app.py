@@ -57,7 +57,7 @@ class McpEndpoint:
     guard found is handed to it as that principal, so another person's request
     naming the session's id — a DELETE included — is answered as if it did not
     exist (404). A session its person ends (DELETE) closes its run and browser
-    at once."""
+    at once; so does one whose client left without saying so (mcp/presence)."""
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -73,10 +73,17 @@ class McpEndpoint:
             await send(message)
 
         state = scope["app"].state
-        await state.mcp(scope, receive, watched)
+        session = next((v.decode("latin-1") for k, v in scope.get("headers") or []
+                        if k == b"mcp-session-id"), "")
+        presence = state.mcp_server.presence
+        if session:
+            presence.opened((person, session), stream=scope["method"] == "GET")
+        try:
+            await state.mcp(scope, receive, watched)
+        finally:
+            if session:
+                presence.closed((person, session))
         if scope["method"] == "DELETE" and statuses and statuses[0] < 300:
-            session = next((v.decode("latin-1") for k, v in scope.get("headers") or []
-                            if k == b"mcp-session-id"), "")
             await run_in_threadpool(state.mcp_server.end, person, session)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from teachd.config import Settings
 from teachd.store import open_store
@@ -161,6 +162,70 @@ def test_an_idle_session_is_closed_with_its_browser(env: dict[str, str]) -> None
     assert next(r for r in runs.recent() if r["run_id"] == rid)["status"] == "ended"
 
 
+def test_calls_naming_no_session_lose_their_browser_after_a_few_idle_minutes(env: dict[str, str]) -> None:
+    """The 2026-07-28 protocol has no session to end: a person's calls share
+    one run, whose browser goes after SESSIONLESS_IDLE with no call — far
+    sooner than a session's (IDLE_AFTER), which DELETE or leaving can end."""
+    import asyncio
+
+    from mcp import Client
+
+    from teachd.config import settings_from_env
+    from teachd.mcp.server import IDLE_AFTER, SESSIONLESS_IDLE, TeachdMCP
+    from teachd.mcp.session import services_for
+    from teachd.store.runs import RunStore
+
+    settings = settings_from_env({k: v for k, v in env.items() if k != "DISPLAY"})
+    server = TeachdMCP(services_for(RunStore(open_store(settings)), settings, headless=True), idle_after=IDLE_AFTER)
+
+    async def go() -> None:
+        async with Client(server, mode="2026-07-28") as client:
+            assert not (await client.call_tool("computer_act", {"action": "snapshot"})).is_error
+            [run] = list(server._runs.values())
+            assert server.reap(now=time.monotonic() + SESSIONLESS_IDLE - 5) == [] and run.worker.started
+            assert server.reap(now=time.monotonic() + SESSIONLESS_IDLE + 1) == [run.run_id]
+            assert run.closed and not run.worker.started
+
+    try:
+        asyncio.run(go())
+    finally:
+        server.close()
+
+
+def test_the_daemon_holds_a_bounded_number_of_session_browsers_in_all(env: dict[str, str]) -> None:
+    """Past its per-person caps, the daemon's machine has one of its own:
+    a session that would open one browser too many is told so, and opens
+    nothing (a cap of 1 here, so one Chromium shows it)."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from teachd.config import settings_from_env
+    from teachd.mcp.server import TeachdMCP
+    from teachd.mcp.session import services_for
+    from teachd.store.runs import RunStore
+
+    settings = settings_from_env({k: v for k, v in env.items() if k != "DISPLAY"})
+    server = TeachdMCP(services_for(RunStore(open_store(settings)), settings, headless=True), browsers_in_all=1)
+
+    def request(session: str) -> SimpleNamespace:  # a call of one streamable-HTTP session, as the SDK hands it over
+        return SimpleNamespace(request=SimpleNamespace(headers={"mcp-session-id": session}, scope={}))
+
+    async def go() -> None:
+        assert await server.on_browser(request("one"), lambda run, b: b.page.url) == "about:blank"
+        with pytest.raises(ToolError, match="MCP session browsers open, its most"):
+            await server.on_browser(request("two"), lambda run, b: b.page.url)
+        assert [r.worker.started for r in server._runs.values()] == [True, False]
+        server.end("", "one")
+        assert await server.on_browser(request("two"), lambda run, b: b.page.url) == "about:blank"
+
+    try:
+        asyncio.run(go())
+    finally:
+        server.close()
+
+
 def test_daemon_replays_are_capped_per_person_too(store, settings: Settings) -> None:
     """Replays started on the Runs page are Chromiums on the daemon's machine
     as well: a person's fourth at once is refused (429), someone else's is not,
@@ -196,3 +261,28 @@ def test_daemon_replays_are_capped_per_person_too(store, settings: Settings) -> 
             alice.start("taught-nothing-here", {})
     finally:
         release.set()
+
+
+def test_a_client_whose_stream_comes_back_is_not_taken_for_gone() -> None:
+    """Presence ends a session only after its stream closed and nothing of
+    it reopened for the grace time; a session that never streamed is left to
+    DELETE and the idle timeout."""
+    from teachd.mcp.presence import Presence
+
+    gone: list[tuple[str, str]] = []
+    presence = Presence(lambda person, session: gone.append((person, session)), grace=0.3)
+    live, quiet = ("bob", "s1"), ("bob", "s2")
+    presence.opened(live, stream=True)
+    presence.opened(quiet, stream=False)
+    presence.closed(quiet)
+    presence.closed(live)  # the stream dropped…
+    time.sleep(0.1)
+    presence.opened(live, stream=True)  # …and came back in time
+    time.sleep(0.5)
+    assert gone == []
+    presence.opened(live, stream=False)  # a call, then the stream goes: nothing open at all
+    presence.closed(live)
+    presence.closed(live)
+    assert wait_for(lambda: gone == [live], 5, "the session that left to be ended")
+    time.sleep(0.5)
+    assert gone == [live]  # once
