@@ -44,6 +44,7 @@ class Settings:
     retention_days: float = 14.0  # raw recordings older than this are purged (the daemon, daily)
     skills_enabled: bool = True  # config.yaml skills.enabled: false → discovery loads nothing
     skill_levels: Mapping[str, Mapping[str, bool]] = field(default_factory=dict)  # skills.<provider>.<level>
+    skill_commands: bool = True  # config.yaml skills.enableSkillCommands: false → no /skill: prompts
     environ: Mapping[str, str] = field(default_factory=dict, repr=False)  # for child processes
 
     def secret_from_env(self, name: str) -> tuple[str, str | None]:
@@ -89,23 +90,24 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
 
 
 def _skills_switches(section: Any) -> dict[str, Any]:
-    """config.yaml ``skills: {enabled: bool, <provider>: {user: bool, project: bool}}``."""
+    """config.yaml ``skills: {enabled: bool, enableSkillCommands: bool,
+    <provider>: {user: bool, project: bool}}``."""
     if section is None:
         return {}
     if not isinstance(section, dict):
         raise BadInput("config.yaml: skills must be a mapping")
-    enabled = section.get("enabled", True)
-    if not isinstance(enabled, bool):
-        raise BadInput("config.yaml: skills.enabled must be true or false")
+    enabled, commands = section.get("enabled", True), section.get("enableSkillCommands", True)
+    if not isinstance(enabled, bool) or not isinstance(commands, bool):
+        raise BadInput("config.yaml: skills.enabled and skills.enableSkillCommands must be true or false")
     levels: dict[str, dict[str, bool]] = {}
     for provider, switches in section.items():
-        if provider == "enabled":
+        if provider in ("enabled", "enableSkillCommands"):
             continue
         if not isinstance(switches, dict) or not all(k in ("user", "project") and isinstance(v, bool)
                                                      for k, v in switches.items()):
             raise BadInput(f"config.yaml: skills.{provider} takes user: and project: true/false")
         levels[str(provider)] = dict(switches)
-    return {"skills_enabled": enabled, "skill_levels": levels}
+    return {"skills_enabled": enabled, "skill_levels": levels, "skill_commands": commands}
 
 
 def _days(value: Any) -> float:

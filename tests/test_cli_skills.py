@@ -136,6 +136,22 @@ def test_older_exchange_form_with_slug_and_display_name(cli, tmp_path: Path) -> 
     assert cli("skills", "import", str(f)).code == 0
     shown = json.loads(cli("skills", "show", "pay-rent", "--json").out)
     assert (shown["slug"], shown["name"]) == ("pay-rent", "Pay The Rent")
+    out = tmp_path / "out"
+    assert cli("skills", "export", "pay-rent", "--format", "folder", "--out", str(out)).code == 0
+    exported = (out / "pay-rent" / "SKILL.md").read_text()
+    assert exported.startswith("---\nname: pay-rent\n") and "\nslug:" not in exported  # the spec's form
+    assert "display-name: Pay The Rent" in exported and exported.endswith("---\n# Rent\n")
+    assert cli("skills", "validate", str(out / "pay-rent")).code == 0
+
+
+def test_the_exported_approval_is_the_current_one(cli, skill_dir: Path) -> None:
+    """Seed: the approval travels with the skill — as it is now, after an edit."""
+    assert cli("skills", "import", str(skill_dir)).code == 0
+    assert cli("skills", "approval", "receipts", "--always-ask", "--tool", "computer_act").code == 0
+    assert "teachd-approval: always-ask computer_act" in cli("skills", "export", "receipts").out
+    assert cli("skills", "approval", "receipts", "--no-always-ask").code == 0
+    exported = cli("skills", "export", "receipts").out
+    assert "always-ask" not in exported  # gone with the edit (the author's header again)
 
 
 def test_versions_restore_disable_enable_delete(cli, skill_dir: Path) -> None:
@@ -170,8 +186,8 @@ def test_bad_input_gives_one_line_and_leaves_store_unchanged(cli, skill_dir, tmp
     before = json.loads(cli("skills", "export", "receipts", "--format", "json").out)
     bad = tmp_path / "bad"
     write_skill(bad, "big", files={"references/huge.md": "x" * 300_000})
-    write_skill(bad, "binary", files={"assets/logo.png": ""})
-    (bad / "binary/assets/logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    write_skill(bad, "binary")
+    (bad / "binary/SKILL.md").write_bytes(b"---\nname: binary\n---\n\xff\xfe\x00")  # SKILL.md itself: no skill
     (bad / "malformed").mkdir()
     (bad / "malformed/SKILL.md").write_text("no frontmatter here\n")
     (bad / "env.json").write_text("{not json")
@@ -217,6 +233,15 @@ def test_validate_exit_codes_and_lines(cli, tmp_path: Path) -> None:
     assert "unknown top-level key 'globs'" in r.out
     assert cli("skills", "validate", str(good)).code == 0
     assert cli("skills", "validate", str(tmp_path / "empty-nothing")).code == 1
+
+
+def test_validate_warns_of_a_skill_md_over_300_lines_and_still_passes_it(cli, tmp_path: Path) -> None:
+    """Seed: keep SKILL.md under 300 lines, detail in references/ — a warning, not an error."""
+    short = write_skill(tmp_path / "s", "short", "Fine.", body="line\n" * 290)  # 295 lines with its header
+    long = write_skill(tmp_path / "l", "long", "Fine.", body="line\n" * 300)
+    assert "over 300" not in cli("skills", "validate", str(short)).out
+    r = cli("skills", "validate", str(long))
+    assert r.code == 0 and "SKILL.md is 305 lines, over 300: move detail into references/" in r.out, r.out
 
 
 def test_discover_and_read_from_project_root(cli, tmp_path: Path) -> None:
@@ -293,3 +318,56 @@ def test_a_taught_skill_exports_whole_as_a_folder_and_a_zip_that_validate(taught
     shown = json.loads(cli_env_runner(elsewhere, "skills", "show", slug, "--json").stdout)
     original = json.loads(cli_env_runner(env, "skills", "show", slug, "--json").stdout)
     assert shown["files"] == original["files"] and shown["description"] == original["description"]
+
+
+@pytest.mark.parametrize("form", ["folder", "zip"])
+def test_import_leaves_binary_files_out_and_says_which_in_one_line(cli, tmp_path: Path, form: str) -> None:
+    """Seed: a skill holds text; a public skill's ``assets/logo.png`` is left
+    out — by its name, or by its bytes when the name does not say — as URL
+    import does, in one warning line, and the rest is imported whole."""
+    import zipfile
+
+    folder = write_skill(tmp_path / "src", "with-assets", files={"references/guide.md": "# Guide\n"})
+    (folder / "assets").mkdir()
+    (folder / "assets/logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    (folder / "assets/blob.dat").write_bytes(b"\x00\xff\xfe binary")
+    source = folder
+    if form == "zip":
+        source = tmp_path / "with-assets.zip"
+        with zipfile.ZipFile(source, "w") as zf:
+            for f in sorted(folder.rglob("*")):
+                if f.is_file():
+                    zf.write(f, f"with-assets/{f.relative_to(folder).as_posix()}")
+    done = cli("skills", "import", str(source))
+    assert done.code == 0, done.err
+    [line] = [x for x in done.err.splitlines() if "binary" in x]
+    assert line == "teachd: warning: left out 2 binary files (skills hold text only): assets/blob.dat, assets/logo.png"
+    shown = json.loads(cli("skills", "show", "with-assets", "--json").out)
+    assert shown["files"] == ["references/guide.md"]
+
+
+def test_skills_are_created_by_hand_or_from_a_starter_template_and_each_template_is_spec_valid(cli, tmp_path) -> None:
+    """Authoring: `skills create` (the description required: it is what a
+    model reads), the shipped templates listed and each one spec-valid."""
+    listed = json.loads(cli("skills", "templates", "--json").out)
+    names = [t["name"] for t in listed]
+    assert {"cite-sources", "meeting-notes", "review-pull-request"} <= set(names)
+    out = tmp_path / "out"
+    for name in names:
+        done = cli("skills", "create", f"my-{name}", "--from-template", name)
+        assert done.code == 0, done.err
+        assert cli("skills", "export", f"my-{name}", "--format", "folder", "--out", str(out)).code == 0
+        checked = cli("skills", "validate", str(out / f"my-{name}"))
+        assert checked.code == 0 and "warning" not in checked.out, checked.out
+    shown = json.loads(cli("skills", "show", "my-review-pull-request", "--json").out)
+    assert shown["name"] == "Review a pull request" and shown["version"] == 1
+
+    made = cli("skills", "create", "pay-rent", "--name", "Pay the rent", "--always-ask",
+               "--description", "Use when the rent is due.", "--instructions", "# Rent\n\nPay it.\n")
+    assert made.code == 0, made.err
+    assert "teachd-approval: always-ask" in cli("skills", "export", "pay-rent").out
+    before = cli("skills", "list", "--json").out
+    for args in (("nodesc",), ("Bad-Slug", "--description", "x"), ("pay-rent", "--description", "again"),
+                 ("x", "--from-template", "no-such-template")):
+        _one_line_error(cli("skills", "create", *args))
+    assert cli("skills", "list", "--json").out == before  # nothing half-made

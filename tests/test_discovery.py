@@ -24,31 +24,39 @@ def layout(tmp_path: Path) -> tuple[Path, Path]:
     return project, user
 
 
-def test_claude_wins_over_the_other_providers_at_either_level(layout, caplog) -> None:
+def test_the_native_provider_wins_then_claude_then_the_others(layout, caplog) -> None:
+    """Seed 000/003: native (.teachd) 100 > claude 80 > agents/codex 70, and
+    within one provider the project's copy before the person's."""
     project, user = layout
     with caplog.at_level(logging.INFO, logger="teachd.skills.discovery"):
         found = discover(default_roots(project, user))
     by = found.by_name()
     assert sorted(by) == ["agents-only", "claude-only", "codex-only", "shared"]
-    assert by["shared"].doc.description == "project claude copy"  # claude 80 beats teachd's 70, both levels
+    assert by["shared"].doc.description == "project teachd copy"  # native, and project before user
     collisions = [w for w in found.warnings if w.startswith("collision")]
     assert len(collisions) == 2
-    assert all(str(project / ".claude/skills/shared/SKILL.md") in w for w in collisions)
+    assert all(str(project / ".teachd/skills/shared/SKILL.md") in w for w in collisions)
     assert "loaded 4 skills" in caplog.text
 
 
-def test_a_project_claude_skill_beats_a_user_agents_skill_and_user_beats_project_within_one(tmp_path) -> None:
+def test_a_project_skill_wins_over_the_users_copy_within_a_provider(tmp_path) -> None:
+    """Seed 003: project before user (first root wins), and claude over .agents at any level."""
     project, user = tmp_path / "p", tmp_path / "u"
     write_skill(user / ".agents/skills", "deploy", "user agents copy")
     write_skill(project / ".claude/skills", "deploy", "project claude copy")
     write_skill(project / ".agents/skills", "lint", "project agents copy")
     write_skill(user / ".agents/skills", "lint", "user agents copy")
+    write_skill(user / ".claude/skills", "dup", "user claude copy")
+    write_skill(project / ".claude/skills", "dup", "project claude copy")
     by = discover(default_roots(project, user)).by_name()
     assert by["deploy"].doc.description == "project claude copy"
-    assert by["lint"].doc.description == "user agents copy"
+    assert by["lint"].doc.description == "project agents copy"
+    assert by["dup"].doc.description == "project claude copy"
 
 
 def test_roots_come_after_the_providers_and_switches_turn_levels_off(tmp_path) -> None:
+    """Seed 000: custom folders after the providers; .agents has no switch of
+    its own and is on at a level while any built-in provider is."""
     project, user, extra = tmp_path / "p", tmp_path / "u", tmp_path / "extra"
     write_skill(extra, "deploy", "from --root")
     write_skill(user / ".agents/skills", "deploy", "user agents copy")
@@ -56,11 +64,28 @@ def test_roots_come_after_the_providers_and_switches_turn_levels_off(tmp_path) -
     write_skill(extra, "only-root", "from --root")
     by = discover(default_roots(project, user, extra=[extra])).by_name()
     assert by["deploy"].doc.description == "user agents copy" and "only-root" in by
+    one_off = discover(default_roots(project, user, extra=[extra], levels={"teachd": {"user": False}})).by_name()
+    assert one_off["deploy"].doc.description == "user agents copy"  # claude's user level is still on
     off = discover(default_roots(project, user, extra=[extra], levels={"teachd": {"user": False},
-                                                                       "claude": {"project": False}})).by_name()
-    assert off["deploy"].doc.description == "from --root"  # .agents follows the built-in (teachd) switches
+                                                                       "claude": {"user": False, "project": False}})
+                   ).by_name()
+    assert off["deploy"].doc.description == "from --root"  # every built-in user level off: .agents' too
     assert "review" not in off
     assert discover(default_roots(project, user, extra=[extra], enabled=False)).skills == []
+
+
+def test_another_agents_skill_may_lack_a_description_teachds_own_may_not(tmp_path) -> None:
+    """Seed 000: the description is required by the native provider and custom
+    folders; the other providers load a skill without one (with a warning)."""
+    project, user, extra = tmp_path / "p", tmp_path / "u", tmp_path / "extra"
+    for root, name in ((project / ".claude/skills", "bare-claude"), (project / ".agents/skills", "bare-agents"),
+                       (project / ".teachd/skills", "bare-teachd"), (extra, "bare-custom")):
+        (root / name).mkdir(parents=True)
+        (root / name / "SKILL.md").write_text(f"---\nname: {name}\n---\n\nDo it.\n", encoding="utf-8")
+    found = discover(default_roots(project, user, extra=[extra]))
+    assert sorted(found.by_name()) == ["bare-agents", "bare-claude"]
+    assert sorted(p.parent.name for p, _why in found.excluded) == ["bare-custom", "bare-teachd"]
+    assert any("no description" in w for w in found.warnings)
 
 
 def test_config_switches_are_read_and_bad_ones_refused(tmp_path) -> None:
@@ -102,7 +127,7 @@ def test_a_root_skill_shadowed_by_a_provider_is_reported_and_a_bad_skill_exclude
     (extra / "broken").mkdir()
     (extra / "broken" / "SKILL.md").write_text("---\nname: broken\n---\nno description\n")
     found = discover(default_roots(project, user, extra=[extra]))
-    assert found.by_name()["shared"].doc.description == "project claude copy"
+    assert found.by_name()["shared"].doc.description == "project teachd copy"
     assert any(str(extra / "shared/SKILL.md") in w and "shadowed" in w for w in found.warnings)
     assert "broken" not in found.by_name()
     assert found.excluded and "description" in found.excluded[0][1]

@@ -56,3 +56,35 @@ def test_typing_sends_key_events_that_type_ahead_and_filters_need(taught) -> Non
         assert app.state.groups[0]["permissions"] == ["approve_reports", "archive_reports",
                                                        "export_reports"]
     assert judge(out["status"], app.state).verdict == RIGHT
+
+
+def test_an_update_from_a_plain_skill_md_keeps_the_plan_and_the_skill_still_replays(taught, cli_env_runner,
+                                                                                     tmp_path) -> None:
+    """Seed: files travel with the skill. ``skills update --from SKILL.md``
+    (CLI) and the API's update with ``skill_md`` alone change the text and
+    keep every bundled file — the taught plan among them — so the next
+    replay is right; the edit is in the new version."""
+    import json
+
+    from tests.test_server import serve
+
+    env, port = taught
+    exported = cli_env_runner(env, "skills", "export", SLUG).stdout
+    edited = tmp_path / "SKILL.md"
+    edited.write_text(exported.replace("## Preconditions", "Ask before filing twice.\n\n## Preconditions", 1),
+                      encoding="utf-8")
+    done = cli_env_runner(env, "skills", "update", SLUG, "--from", str(edited))
+    assert done.returncode == 0, done.stderr
+    server = serve(env)
+    try:
+        r = server.api().put(f"/api/skills/{SLUG}", json={"skill_md": edited.read_text(encoding="utf-8")})
+        assert r.status_code == 200, r.text
+    finally:
+        server.stop()
+    shown = json.loads(cli_env_runner(env, "skills", "show", SLUG, "--json").stdout)
+    assert shown["version"] == 3 and {"references/steps.json", "references/anchors.json"} <= set(shown["files"])
+    assert "Ask before filing twice." in cli_env_runner(env, "skills", "export", SLUG).stdout
+    with SampleApp(password=PASSWORD, port=port) as app:
+        code, out, err = replay(env)
+        assert code == 0, (out.get("message"), err[-800:])
+        assert judge(out["status"], app.state).verdict == RIGHT

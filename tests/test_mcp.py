@@ -156,7 +156,7 @@ def test_skill_files_resources_and_prompts_never_leave_the_skill(taught) -> None
             assert prompt.name == f"skill:{SLUG}"
             assert {"amount", "name", "category"} <= {a.name for a in prompt.arguments or []}
             got = await client.get_prompt(f"skill:{SLUG}", {"amount": "9.99"})
-            assert "amount = 9.99" in got.messages[0].content.text  # type: ignore[union-attr]
+            assert "Parameter amount: 9.99" in got.messages[0].content.text  # type: ignore[union-attr]
 
     asyncio.run(go())
 

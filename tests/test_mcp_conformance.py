@@ -62,6 +62,36 @@ def test_prompts_answer_with_spec_error_codes_and_describe_their_arguments(taugh
     asyncio.run(go())
 
 
+def test_skill_command_injects_the_body_with_skill_path_and_user_args_and_a_switch_turns_it_off(taught) -> None:
+    """Seed 000, /skill:<name> [args]: the skill's body, frontmatter stripped,
+    then ``Skill: <path>`` and, when given, ``User: <args>``; config.yaml
+    ``skills.enableSkillCommands: false`` offers no skill commands."""
+    env, _port = taught
+
+    async def prompt(args: dict[str, str]) -> str:
+        async with session(env) as client:
+            got = await client.get_prompt(f"skill:{SLUG}", args)
+            return str(got.messages[0].content.text)  # type: ignore[union-attr]
+
+    plain = asyncio.run(prompt({}))
+    said = asyncio.run(prompt({"args": "file it for the Lyon trip", "amount": "9.99"}))
+    assert plain.startswith("# File a report and add approvers\n") and "---\nname:" not in plain
+    assert plain.endswith(f"\n\nSkill: skill://{SLUG}/SKILL.md") and "User:" not in plain
+    assert said.startswith(plain + "\nUser: file it for the Lyon trip\nParameter amount: 9.99")
+
+    (Path(env["TEACHD_HOME"]) / "config.yaml").write_text("skills:\n  enableSkillCommands: false\n")
+
+    async def off() -> None:
+        async with session(env) as client:
+            assert (await client.list_prompts()).prompts == []
+            with pytest.raises(MCPError) as err:
+                await client.get_prompt(f"skill:{SLUG}", {})
+            assert err.value.code == INVALID_PARAMS and "enableSkillCommands" in str(err.value)
+            assert not (await client.call_tool("load_skill", {"slug": SLUG})).is_error  # the skill itself stays
+
+    asyncio.run(off())
+
+
 def test_skill_md_is_the_same_through_the_tool_and_the_resource_and_files_are_typed(taught) -> None:
     env, _port = taught
 

@@ -238,9 +238,9 @@ def test_skills_page_switches_search_and_the_editor(server: Server, browser) -> 
     with server.api() as api:
         assert api.get(f"/api/skills/{SLUG}").json()["enabled"] is False
         v0 = api.get(f"/api/skills/{SLUG}").json()["version"]
-    page.get_by_role("searchbox", name="Search skills").fill("$no-such-skill")
+    page.get_by_role("combobox", name="Search skills").fill("$no-such-skill")
     assert not page.get_by_role("row").filter(has_text=SLUG).is_visible()
-    page.get_by_role("searchbox", name="Search skills").fill(f"${SLUG}")
+    page.get_by_role("combobox", name="Search skills").fill(f"${SLUG}")
     page.get_by_role("link", name=SLUG).click()
     shot(page, "skill")
     # the approval: Always ask off (the skill types a secret: the page warns first), then on with two tools

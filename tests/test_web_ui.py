@@ -443,3 +443,45 @@ def test_the_skill_page_starts_with_a_summary_and_guards_its_edits(ui: UI, brows
         after = api.get(f"/api/skills/{SLUG}").json()
     assert after["version"] == before["version"] and after["approval"] == before["approval"]
     page.close()
+
+
+def test_a_new_skill_starts_from_a_template_in_three_clicks_and_its_name_is_edited_in_place(ui: UI, browser) -> None:
+    """Authoring on the Skills page: New skill → a starter template → Create
+    (the template fills slug, name, description — whose hint says the model
+    reads it — and instructions); the name is then edited on the skill page;
+    $ completes slugs in the search; a form without a description says why
+    next to its button and makes nothing."""
+    page = logged_in(browser, ui.server, ui.login)
+    page.goto(f"{ui.server.url}/skills")
+    page.locator("details#new-skill summary").click()
+    page.get_by_label("Start from").select_option(label="Review a pull request")
+    assert page.get_by_label("Slug").input_value() == "review-pull-request"
+    assert "what the model sees" in page.locator("#new-description-hint").inner_text()
+    page.get_by_role("button", name="Create skill").click()
+    page.wait_for_url("**/skills/review-pull-request")
+    with ui.server.api() as api:
+        made = api.get("/api/skills/review-pull-request").json()
+        templates = {t["name"]: t for t in api.get("/api/skill-templates").json()}
+    assert made["version"] == 1 and made["name"] == "Review a pull request"
+    assert made["description"] == templates["review-pull-request"]["description"]
+
+    page.locator("details#edit-content summary").click()
+    page.get_by_label("Name", exact=True).fill("PR review")
+    page.get_by_role("button", name="Save name, description and instructions").click()
+    page.wait_for_load_state("load")
+    with ui.server.api() as api:
+        renamed = api.get("/api/skills/review-pull-request").json()
+    assert renamed["name"] == "PR review" and renamed["version"] == 2
+
+    page.goto(f"{ui.server.url}/skills")
+    options = page.locator("#slugs option").evaluate_all("(os) => os.map((o) => o.value)")
+    assert "$review-pull-request" in options and f"${SLUG}" in options
+    page.locator("details#new-skill summary").click()
+    page.get_by_label("Slug").fill("no-description-yet")
+    page.get_by_role("button", name="Create skill").click()
+    near = page.locator("#new-skill .flash.err")
+    near.wait_for()
+    assert "description" in near.inner_text()
+    with ui.server.api() as api:
+        assert api.get("/api/skills/no-description-yet").status_code == 404
+    page.close()

@@ -23,7 +23,8 @@ root_option = click.option(
     "roots",
     multiple=True,
     type=click.Path(path_type=Path),
-    help="Also look for skills in DIR (<DIR>/<name>/SKILL.md); before the default roots.",
+    help="Also look for skills in DIR (<DIR>/<name>/SKILL.md), after the providers' folders "
+         "(a skill of the same name there wins).",
 )
 
 
@@ -229,6 +230,42 @@ def update(app: App, slug: str, source: Path, note: str, as_json: bool) -> None:
     imported = read_import_source(source)
     skill = _save(app, imported, slug=slug, note=note or f"updated from {source.name}")
     emit(as_json, skill.summary(), f"updated {slug} to v{skill.current_version}")
+
+
+@skills.command()
+@slug_arg
+@click.option("--name", help="Its display name (default: the template's title, else the slug).")
+@click.option("--description", help="The one line a model reads to choose the skill: say when to use it "
+                                    "(default: the template's).")
+@click.option("--instructions",
+              help="The body of SKILL.md (default: the template's, else a stub to fill in).")
+@click.option("--from-template", "from_template", metavar="T",
+              help="Start from a starter template (see `teachd skills templates`).")
+@click.option("--always-ask", is_flag=True,
+              help="Every gated tool call of a run using it waits for the person.")
+@json_option
+@pass_app
+def create(app: App, slug: str, name: str | None, description: str | None, instructions: str | None,
+           from_template: str | None, always_ask: bool, as_json: bool) -> None:
+    """Create a skill by hand (version 1), or from a starter template to edit."""
+    from teachd.skills.templates import new_skill
+
+    content = new_skill(slug, name, description, instructions, from_template, always_ask)
+    skill = app.store.create(slug, content, note=f"created from template {from_template}" if from_template
+                             else "created")
+    emit(as_json, skill.summary(), f"created {slug} v{skill.current_version}")
+
+
+@skills.command("templates")
+@json_option
+@pass_app
+def templates_(app: App, as_json: bool) -> None:
+    """List the starter templates `skills create --from-template` takes."""
+    from teachd.skills.templates import templates
+
+    found = templates()
+    emit(as_json, [{"name": t.name, "title": t.title, "description": t.description} for t in found],
+         "\n".join(f"{t.name:22} {t.title} — {t.description}" for t in found))
 
 
 @skills.command()

@@ -85,6 +85,8 @@ While a loaded skill requires approval, each call asks the person first
 the loaded taught skills' allowed sites."""
 
 SKILL_URI = "skill://"
+ARGS = "args"  # /skill:<slug> [args]: what the person typed after the command
+ARGS_SAY = "what you typed after /skill:<name>, passed to the skill as User: <args>"
 T = TypeVar("T")
 IDLE_AFTER = 1800.0  # seconds: the SDK's own idle timeout for a streamable HTTP session
 SESSIONLESS = "default"  # the run of a person's calls that name no session (the 2026-07-28 protocol)
@@ -410,28 +412,35 @@ class TeachdMCP(MCPServer):
 
     # -- prompts ------------------------------------------------------------
     async def list_prompts(self) -> list[MCPPrompt]:
+        if not self.current().settings.skill_commands:
+            return []
         return [MCPPrompt(name=f"skill:{s.slug}", description=s.current.description,
-                          arguments=[MCPPromptArgument(name=p, description=_described(d), required=False)
-                                     for p, d in sorted(_parameters(s).items())])
+                          arguments=[MCPPromptArgument(name=ARGS, description=ARGS_SAY, required=False),
+                                     *(MCPPromptArgument(name=p, description=_described(d), required=False)
+                                       for p, d in sorted(_parameters(s).items()))])
                 for s in self.visible()]
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None,
                          context: Any = None) -> GetPromptResult:
+        """``/skill:<slug> [args]`` as seed 000 says: the skill's body (its
+        frontmatter stripped), then ``Skill: <path>`` and, when given,
+        ``User: <args>`` — a taught skill's declared parameters after them."""
+        if not self.current().settings.skill_commands:
+            raise _invalid("skill commands are off (config.yaml skills.enableSkillCommands: false)")
         slug = name.removeprefix("skill:")
         skill = next((s for s in self.visible() if s.slug == slug and name.startswith("skill:")), None)
         if skill is None:
             raise _invalid(f"no prompt {name!r}: prompts are skill:<slug> for the enabled skills")
         params = _parameters(skill)
-        given = {k: str(v) for k, v in (arguments or {}).items() if k in params}
-        unknown = sorted(set(arguments or {}) - set(params))
+        unknown = sorted(set(arguments or {}) - set(params) - {ARGS})
         if unknown:
-            raise _invalid(f"unknown argument(s) {', '.join(unknown)}; "
-                           f"this skill takes: {', '.join(sorted(params)) or 'none'}")
-        values = "".join(f"\n- {k} = {v}" for k, v in sorted(given.items()))
-        text = (f"Do the task of the skill ${slug}: load it with load_skill(\"{slug}\") and follow its "
-                f"instructions, acting with computer_act (or run_skill to replay it whole)."
-                + (f"\nParameters:{values}" if values else "")
-                + "\nWhen it is done, call feedback with success or failure.")
+            raise _invalid(f"unknown argument(s) {', '.join(unknown)}; this skill takes: "
+                           f"{', '.join([ARGS, *sorted(params)])}")
+        given = {k: str(v) for k, v in (arguments or {}).items() if k in params and str(v)}
+        said = str((arguments or {}).get(ARGS) or "").strip()
+        text = (skill.current.instructions.rstrip("\n") + f"\n\nSkill: {SKILL_URI}{slug}/SKILL.md"
+                + (f"\nUser: {said}" if said else "")
+                + "".join(f"\nParameter {k}: {v}" for k, v in sorted(given.items())))
         message = PromptMessage(role="user", content=TextContent(type="text", text=text))
         return GetPromptResult(description=skill.current.description, messages=[message])
 

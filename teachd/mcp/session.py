@@ -410,9 +410,10 @@ class McpRun:
             if self.closed:
                 return
             self.closed = True
-            actions = list(self.actions)
         self.interrupt()
-        self.worker.close()
+        self.worker.close()  # the job under way ends first, and records what it did
+        with self._lock:
+            actions = list(self.actions)
         done = sum(1 for a in actions if a.get("status") == "done")
         refused = sum(1 for a in actions if a.get("status") == "refused")
         message = (f"MCP session ({self.client}): {done} action(s) done, {refused} refused"

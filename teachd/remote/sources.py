@@ -28,15 +28,13 @@ from compiler import urls
 from teachd.errors import BadInput, InvalidSkill, LimitExceeded, NotFound
 from teachd.remote.egress import Egress
 from teachd.skills.skillmd.validate import SKIP_DIRS
-from teachd.store.limits import MAX_FILE_BYTES, MAX_FILES, MAX_TOTAL_BYTES, as_text
+from teachd.store.limits import MAX_FILE_BYTES, MAX_FILES, MAX_TOTAL_BYTES, as_text, looks_binary
 
 API = "https://api.github.com"
 RAW = "https://raw.githubusercontent.com"
 LISTING_BYTES = 8 * 1024 * 1024  # a repository's tree, as the API lists it
 _PART = r"[A-Za-z0-9_.-]+"
 _SHORTHAND = re.compile(rf"^({_PART})/({_PART})/({_PART})$")
-_BINARY_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".pdf", ".zip", ".gz", ".tar", ".woff",
-                    ".woff2", ".ttf", ".mp3", ".mp4", ".wasm", ".so", ".dylib", ".exe", ".bin", ".jar")
 FORMS = ("https://skills.sh/OWNER/REPO/SKILL, https://github.com/OWNER/REPO[/tree/REF/PATH], "
          "…/blob/REF/PATH/SKILL.md, OWNER/REPO/SKILL, or a link to a SKILL.md")
 
@@ -153,7 +151,7 @@ def resolve(egress: Egress, source: Source) -> Plan:
         if any(part in SKIP_DIRS or part.startswith(".") for part in rel.split("/")[:-1]):
             continue
         size = e.get("size") if isinstance(e.get("size"), int) else None
-        if rel.lower().endswith(_BINARY_SUFFIXES):
+        if looks_binary(rel):
             plan.skipped.append(f"{rel} (binary: skills hold text only)")
             continue
         if size is not None and size > MAX_FILE_BYTES:

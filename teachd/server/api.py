@@ -120,21 +120,54 @@ def _text(data: dict[str, Any], key: str) -> str | None:
 
 async def skill_content(request: Request) -> JSONResponse:
     """
-    summary: Save a new version with another description and/or instructions
+    summary: Save a new version with another display name (`name`), description and/or instructions
     responses:
       200: {description: the skill}
       422: {description: not a valid skill}
     """
     data = await body(request)
     description, instructions = _text(data, "description"), _text(data, "instructions")
+    name = _text(data, "name")
+    if name is not None and not name.strip():
+        raise BadInput("the display name cannot be empty")
     d = daemon(request)
 
     def edit(current: Any) -> Any:
         return replace(current, description=description if description is not None else current.description,
-                       instructions=instructions if instructions is not None else current.instructions)
+                       instructions=instructions if instructions is not None else current.instructions,
+                       name=name.strip() if name is not None else current.name)
 
     skill = d.store.update(request.path_params["slug"], edit, note="edited in the web UI")
     return JSONResponse(skill_view(d, skill))
+
+
+async def skill_create(request: Request) -> JSONResponse:
+    """
+    summary: Create a skill (`slug`, `description`, `name`, `instructions`, `always_ask`, `template`)
+    responses:
+      200: {description: the new skill}
+      400: {description: a bad slug, no description, no such template}
+      409: {description: the slug is taken}
+    """
+    from teachd.skills.templates import new_skill
+
+    data, d = await body(request), daemon(request)
+    slug, template = str(data.get("slug") or "").strip(), _text(data, "template") or None
+    content = new_skill(slug, _text(data, "name") or None, _text(data, "description") or None,
+                        _text(data, "instructions") or None, template, bool(data.get("always_ask")))
+    skill = d.store.create(slug, content, note=f"created from template {template}" if template else "created")
+    return JSONResponse(skill_view(d, skill))
+
+
+async def skill_templates(request: Request) -> JSONResponse:
+    """
+    summary: The starter templates a new skill can start from, as `skills templates`
+    responses:
+      200: {description: name, title, description and instructions of each}
+    """
+    from teachd.skills.templates import templates
+
+    return JSONResponse([vars(t) for t in templates()])
 
 
 async def skill_file(request: Request) -> JSONResponse:
@@ -201,12 +234,13 @@ def _imported(data: dict[str, Any]) -> Imported:
     if isinstance(data.get("envelope"), str):
         return from_envelope(data["envelope"])
     if isinstance(data.get("skill_md"), str):
-        files = data.get("files") or {}
-        if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str)
-                                                  for k, v in files.items()):
+        files = data.get("files")  # absent: the SKILL.md alone, the skill's files are kept
+        if files is not None and (not isinstance(files, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in files.items())):
             raise BadInput("`files` maps relative paths to text")
         return from_skill_md(data["skill_md"], str(data.get("folder") or ""), files)
-    raise BadInput("send `skill_md` (with `folder`, and the folder's other `files`) or `envelope`")
+    raise BadInput("send `skill_md` (with `folder`, and the folder's other `files`, which an update "
+                   "keeps when absent) or `envelope`")
 
 
 async def skill_update(request: Request) -> JSONResponse:
@@ -644,6 +678,8 @@ ROUTES = [
     Route("/api/skills/{slug}/grants", grant_add, methods=["POST"]),
     Route("/api/skills/{slug}/grants/{grantee}", grant_remove, methods=["DELETE"]),
     Route("/api/skills", skills_list, methods=["GET"]),
+    Route("/api/skills", skill_create, methods=["POST"]),
+    Route("/api/skill-templates", skill_templates, methods=["GET"]),
     Route("/api/skills/import", skill_import, methods=["POST"]),
     Route("/api/skills/{slug}", skill_show, methods=["GET"]),
     Route("/api/skills/{slug}", skill_delete, methods=["DELETE"]),

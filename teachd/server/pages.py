@@ -182,8 +182,11 @@ async def skills_page(request: Request) -> HTMLResponse:
     health = ScheduleStore(d.store).health()
     rows = [{"skill": s, "taught": s.current.metadata.get("metadata", {}).get("teachd-kind") == "taught",
              "health": health.get(s.slug)} for s in d.store.all(shared=True)]
-    return render(request, "skills.html", {"rows": rows}, active="/skills", title="Skills",
-                  scripts=("skills.js",))
+    from teachd.skills.templates import templates
+
+    starters = [vars(t) for t in templates()]
+    return render(request, "skills.html", {"rows": rows, "templates": starters}, active="/skills", title="Skills",
+                  scripts=("skills.js",), data={"templates": starters})
 
 
 async def skill_page(request: Request) -> HTMLResponse:

@@ -58,6 +58,10 @@ class Approval:
             raise InvalidSkill("approval tools must be a list of tool names")
         return cls(bool(data.get("always_ask", False)), tuple(tools))
 
+    def to_metadata(self) -> str:
+        """``metadata.teachd-approval`` as from_metadata reads it back."""
+        return " ".join(["always-ask", *self.tools]) if self.always_ask else "none"
+
     @classmethod
     def from_metadata(cls, value: object) -> Approval:
         words = str(value or "").split()

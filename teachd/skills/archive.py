@@ -13,7 +13,9 @@ from pathlib import Path, PurePosixPath
 
 from teachd.errors import InvalidSkill, LimitExceeded, UnsafePath
 from teachd.skills.paths import check_relpath
-from teachd.store.limits import MAX_FILE_BYTES, MAX_FILES, MAX_TOTAL_BYTES, as_text
+from teachd.store.limits import MAX_FILE_BYTES, MAX_FILES, MAX_TOTAL_BYTES, BinaryFile, as_text, looks_binary
+
+BINARY = b"\0binary"  # an entry known binary by its name: never read
 
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
 SKIP_PARTS = frozenset({".git", "node_modules", ".venv", "__pycache__", "__MACOSX"})
@@ -42,8 +44,9 @@ def check_names(names: Iterable[str], where: str) -> None:
         seen[key] = name
 
 
-def read_archive(path: Path) -> tuple[str, str, dict[str, str]]:
-    """(folder name, SKILL.md text, the other files) of the one skill in an archive."""
+def read_archive(path: Path) -> tuple[str, str, dict[str, str], list[str]]:
+    """(folder name, SKILL.md text, the other text files, the binary files
+    left out) of the one skill in an archive."""
     entries: dict[str, bytes] = {}
     if path.name.lower().endswith(".zip"):
         with zipfile.ZipFile(path) as zf:
@@ -54,7 +57,10 @@ def read_archive(path: Path) -> tuple[str, str, dict[str, str]]:
                     raise UnsafePath(f"archive entry {info.filename!r} is a link or a device")
                 if info.is_dir() or not name:
                     continue
-                _room(entries, name, info.file_size, path)
+                _room(entries, name, 0 if looks_binary(name) else info.file_size, path)
+                if looks_binary(name):
+                    entries[name] = BINARY
+                    continue
                 entries[name] = _read_at_most(zf.open(info), MAX_FILE_BYTES, name)
     else:
         try:
@@ -70,7 +76,10 @@ def read_archive(path: Path) -> tuple[str, str, dict[str, str]]:
                     continue
                 if not member.isfile():
                     raise UnsafePath(f"archive entry {member.name!r} is not a plain file")
-                _room(entries, name, member.size, path)
+                _room(entries, name, 0 if looks_binary(name) else member.size, path)
+                if looks_binary(name):
+                    entries[name] = BINARY
+                    continue
                 fh = tf.extractfile(member)
                 entries[name] = _read_at_most(fh, MAX_FILE_BYTES, name) if fh else b""
     check_names(entries, path.name)
@@ -84,7 +93,7 @@ def _room(entries: dict[str, bytes], name: str, size: int, path: Path) -> None:
         raise LimitExceeded(f"{path.name} holds more than {MAX_FILES} files besides SKILL.md")
     if size > MAX_FILE_BYTES:
         raise LimitExceeded(f"{name} is {size} bytes, over the {MAX_FILE_BYTES}-byte limit")
-    if sum(len(v) for v in entries.values()) + size > MAX_TOTAL_BYTES:
+    if sum(len(v) for v in entries.values() if v is not BINARY) + size > MAX_TOTAL_BYTES:
         raise LimitExceeded(f"{path.name} is over the {MAX_TOTAL_BYTES}-byte limit of a skill")
 
 
@@ -95,7 +104,7 @@ def _read_at_most(fh: object, limit: int, name: str) -> bytes:
     return bytes(data)
 
 
-def _one_skill(entries: dict[str, bytes], path: Path) -> tuple[str, str, dict[str, str]]:
+def _one_skill(entries: dict[str, bytes], path: Path) -> tuple[str, str, dict[str, str], list[str]]:
     """SKILL.md at the archive's root, or in its one top folder."""
     kept = {n: d for n, d in entries.items() if not set(n.split("/")[:-1]) & SKIP_PARTS}
     if "SKILL.md" in kept:
@@ -106,5 +115,21 @@ def _one_skill(entries: dict[str, bytes], path: Path) -> tuple[str, str, dict[st
             raise InvalidSkill(f"{path.name} holds no SKILL.md at its root or in one top folder")
         folder = next(iter(tops))
         prefix = folder + "/"
-    files = {n[len(prefix):]: as_text(n, d) for n, d in kept.items() if n.startswith(prefix)}
-    return folder, files.pop("SKILL.md"), files
+    files, skipped = text_files({n[len(prefix):]: d for n, d in kept.items() if n.startswith(prefix)})
+    if "SKILL.md" not in files:
+        raise InvalidSkill(f"{path.name}: its SKILL.md is not text")
+    return folder, files.pop("SKILL.md"), files, skipped
+
+
+def text_files(entries: dict[str, bytes]) -> tuple[dict[str, str], list[str]]:
+    """The entries that are text, and the names of those left out as binary."""
+    files: dict[str, str] = {}
+    skipped: list[str] = []
+    for name, data in entries.items():
+        try:
+            if data is BINARY:
+                raise BinaryFile(name)
+            files[name] = as_text(name, data)
+        except BinaryFile:
+            skipped.append(name)
+    return files, skipped

@@ -1,14 +1,18 @@
 """Finding skills on disk, as the runtime loads them (tolerant).
 
-Roots, in precedence order: the providers by priority — Claude's
-``.claude/skills`` (80) before the others' (70: teachd's own ``.teachd``,
-then ``.agents``, then ``.codex``) — each at the user level, then the project
-level; then the folders given with ``--root`` and ``skill_dirs``. One level
-under each root: ``<root>/<name>/SKILL.md``. The first skill of a name wins;
-the same file reached twice (symlinks) counts once; every shadowed skill is
-reported with both paths. Switches (config.yaml ``skills:``): ``enabled:
+Roots, in precedence order (seed 000/003): the providers by priority —
+teachd's own ``.teachd/skills`` (native, 100), then Claude's
+``.claude/skills`` (80), then ``.agents`` and ``.codex`` (70, in that
+order) — each at the project level, then the user level (a project's skill
+wins over the person's copy); then the folders given with ``--root`` and
+``skill_dirs``. One level under each root: ``<root>/<name>/SKILL.md``. The
+first skill of a name wins; the same file reached twice (symlinks) counts
+once; every shadowed skill is reported with both paths. The native provider
+and custom folders need a description; the other agents' skills load
+without one (a warning). Switches (config.yaml ``skills:``): ``enabled:
 false`` loads nothing; ``<provider>: {user: false, project: false}`` drops a
-level (``.agents`` follows the built-in provider's, teachd's); then source
+level; ``.agents`` and ``.codex`` have no switches of their own and are on
+at a level while any built-in provider (teachd, claude) is; then source
 toggles, ``include``, ``ignore``.
 """
 
@@ -25,14 +29,15 @@ from teachd.skills.skillmd import SkillDoc, parse_skill_md
 
 log = logging.getLogger("teachd.skills.discovery")
 
-PROVIDERS: tuple[tuple[str, str, int], ...] = (  # name, folder, priority (higher wins)
+PROVIDERS: tuple[tuple[str, str, int], ...] = (  # name, folder, priority (higher wins; ties: this order)
+    ("teachd", ".teachd/skills", 100),
     ("claude", ".claude/skills", 80),
-    ("teachd", ".teachd/skills", 70),
     ("agents", ".agents/skills", 70),
     ("codex", ".codex/skills", 70),
 )
+NATIVE = "teachd"
+_BUILT_IN = ("teachd", "claude")  # the providers with level switches of their own
 _USER_ONLY = {"codex"}
-_TOGGLES_OF = {"agents": "teachd"}  # .agents follows the built-in provider's level switches
 
 
 @dataclass(frozen=True)
@@ -73,15 +78,20 @@ def default_roots(
         return []
     levels = levels or {}
     roots: list[Root] = []
-    for provider, rel, _priority in sorted(PROVIDERS, key=lambda p: -p[2]):
-        switches = levels.get(_TOGGLES_OF.get(provider, provider), {})
-        for scope, base in (("user", user_home), ("project", project)):
+    for provider, rel, _priority in sorted(PROVIDERS, key=lambda p: -p[2]):  # stable: ties keep their order
+        for scope, base in (("project", project), ("user", user_home)):
             if scope == "project" and provider in _USER_ONLY:
                 continue
-            if switches.get(scope, True):
+            if _level_on(levels, provider, scope):
                 roots.append(Root(provider, scope, base / rel))
     roots.extend(Root("custom", "custom", Path(p)) for p in (*extra, *configured))
     return roots
+
+
+def _level_on(levels: Mapping[str, Mapping[str, bool]], provider: str, scope: str) -> bool:
+    if provider in _BUILT_IN or provider in levels:
+        return levels.get(provider, {}).get(scope, True)
+    return any(levels.get(p, {}).get(scope, True) for p in _BUILT_IN)
 
 
 def discover(
@@ -106,7 +116,8 @@ def discover(
                 continue
             seen_real.add(real)
             try:
-                doc = parse_skill_md(skill_md.read_text(encoding="utf-8"), folder.name)
+                doc = parse_skill_md(skill_md.read_text(encoding="utf-8"), folder.name,
+                                     need_description=root.provider in (NATIVE, "custom"))
             except (InvalidSkill, OSError, UnicodeDecodeError) as exc:
                 result.excluded.append((skill_md, str(exc)))
                 result.warnings.append(f"skipped {skill_md}: {exc}")

@@ -25,7 +25,7 @@ from teachd.skills.skillmd import parse_skill_md, render_skill_md
 from teachd.skills.skillmd.fields import name_problems
 from teachd.skills.skillmd.parse import load_frontmatter, split_header
 from teachd.skills.skillmd.validate import SKIP_DIRS
-from teachd.store.limits import MAX_FILE_BYTES, MAX_FILES, as_text
+from teachd.store.limits import MAX_FILE_BYTES, MAX_FILES, BinaryFile, as_text, left_out, looks_binary
 from teachd.store.models import Skill, SkillContent
 
 # A skill is at most 1 MB of text; as JSON each character may take up to 6
@@ -47,14 +47,19 @@ class Imported:
     name_declared: bool = True  # False: no display name given, keep the previous one
     enabled: bool | None = None  # an envelope says whether the skill is enabled
     warnings: list[str] = field(default_factory=list)  # said in one line each, never a refusal
+    files_declared: bool = True  # False: a SKILL.md alone, the skill's bundled files stay
 
     def onto(self, previous: SkillContent | None) -> SkillContent:
         """The content to save over ``previous`` (None: a new skill). A plain
         SKILL.md carries no approval, so it keeps — and may only add to — the
-        approval of the version it replaces; a missing display name is kept."""
+        approval of the version it replaces; a missing display name is kept;
+        and a SKILL.md that came alone keeps the files bundled with it (a
+        taught skill's plan among them): files travel with their skill."""
         if previous is None:
             return self.content
         new = self.content if self.name_declared else replace(self.content, name=previous.name)
+        if not self.files_declared:
+            new = replace(new, files=dict(previous.files))
         if self.approval_declared:
             return new
         return replace(new, approval=previous.approval.union(self.content.approval))
@@ -64,21 +69,29 @@ def read_import_source(path: Path) -> Imported:
     if not path.exists():
         raise NotFound(f"{path} does not exist")
     if is_archive(path):
-        folder, text, files = read_archive(path)
-        return from_skill_md(text, folder, files)
+        folder, text, files, skipped = read_archive(path)
+        return _leaving_out(from_skill_md(text, folder, files), skipped)
     if path.is_dir():
         skill_md = path / "SKILL.md"
         if skill_md.is_symlink():  # what it points at is not the folder's to give
             raise UnsafePath(f"{skill_md} is a link; a skill holds plain files")
         if not skill_md.is_file():
             raise InvalidSkill(f"{path} has no SKILL.md")
-        return from_skill_md(_read_text(skill_md, follow=False), path.name, _read_folder(path))
+        files, skipped = _read_folder(path)
+        return _leaving_out(from_skill_md(_read_text(skill_md, follow=False), path.name, files), skipped)
     if path.suffix.lower() == ".json":  # the limits apply to the skill inside, not to its JSON escaping
         return from_envelope(_read_text(path, ENVELOPE_MAX_BYTES))
-    return from_skill_md(_read_text(path), None, {})
+    return from_skill_md(_read_text(path), None, None)
 
 
-def from_skill_md(text: str, folder_name: str | None, files: dict[str, str]) -> Imported:
+def _leaving_out(imported: Imported, skipped: list[str]) -> Imported:
+    if skipped:
+        imported.warnings.append(left_out(skipped))
+    return imported
+
+
+def from_skill_md(text: str, folder_name: str | None, files: dict[str, str] | None) -> Imported:
+    """``files`` None: the SKILL.md came alone (an update keeps the skill's files)."""
     doc = parse_skill_md(text, folder_name)
     fm = doc.frontmatter
     metadata = dict(doc.metadata)
@@ -105,11 +118,12 @@ def from_skill_md(text: str, folder_name: str | None, files: dict[str, str]) -> 
         name=display or slug,
         description=doc.description,
         instructions=doc.body,
-        files=files,
+        files=files or {},
         approval=declared,
         metadata=stored_meta,
     )
-    return Imported(slug, content, approval_declared=False, name_declared=bool(display), warnings=warnings)
+    return Imported(slug, content, approval_declared=False, name_declared=bool(display), warnings=warnings,
+                    files_declared=files is not None)
 
 
 def from_envelope(text: str) -> Imported:
@@ -149,12 +163,20 @@ def frontmatter_fields(slug: str, content: SkillContent) -> dict[str, Any]:
     for key in _KEPT_FIELDS:
         if content.metadata.get(key) is not None:
             fields[key] = content.metadata[key]
-    meta = dict(content.metadata.get("metadata") or {})
+    meta = _with_current_approval(dict(content.metadata.get("metadata") or {}), content)
     if content.name and content.name != slug:
         meta["display-name"] = content.name
     if meta:
         fields["metadata"] = dict(sorted(meta.items()))
     return fields
+
+
+def _with_current_approval(meta: dict[str, Any], content: SkillContent) -> dict[str, Any]:
+    """``teachd-approval`` as the approval stands now, not as it was imported
+    or compiled (an edit of the approval changes what is exported)."""
+    if "teachd-approval" in meta or content.approval.always_ask:
+        meta["teachd-approval"] = content.approval.to_metadata()
+    return meta
 
 
 def export_md(skill: Skill) -> str:
@@ -176,14 +198,17 @@ def authored_header(header: str, slug: str, content: SkillContent) -> str:
     fm, _repaired = load_frontmatter(fm_text)
     raw_meta = fm.get("metadata")
     authored_meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
-    ours = {k: v for k, v in (content.metadata.get("metadata") or {}).items()
+    current = _with_current_approval(dict(content.metadata.get("metadata") or {}), content)
+    ours = {k: v for k, v in current.items()
             if (k.startswith("teachd-") or k == "display-name") and authored_meta.get(k) != v}
-    if content.name and content.name != slug and fm.get("name") != content.name:
+    if content.name and content.name != slug and authored_meta.get("display-name") != content.name \
+            and (fm.get("name") != content.name or "slug" in fm):
         ours["display-name"] = content.name
-    same = fm.get("name") == slug and str(fm.get("description") or "").strip() == content.description.strip()
+    same = fm.get("name") == slug and "slug" not in fm \
+        and str(fm.get("description") or "").strip() == content.description.strip()
     if same and not ours:
         return header
-    new = dict(fm)
+    new = {k: v for k, v in fm.items() if k != "slug"}  # the older exchange form's key: not the spec's
     new["name"] = slug
     new["description"] = content.description
     if ours:
@@ -245,11 +270,13 @@ def _read_text(path: Path, limit: int = MAX_FILE_BYTES, follow: bool = True) -> 
     return as_text(str(path), data)
 
 
-def _read_folder(folder: Path) -> dict[str, str]:
-    """Every file of a skill folder but SKILL.md. A link or a device is
-    refused (an import copies text, never what a link points at), and so
-    are two names that differ only by case."""
+def _read_folder(folder: Path) -> tuple[dict[str, str], list[str]]:
+    """Every text file of a skill folder but SKILL.md, and the binary files
+    left out (as URL import leaves them). A link or a device is refused (an
+    import copies text, never what a link points at), and so are two names
+    that differ only by case."""
     files: dict[str, str] = {}
+    skipped: list[str] = []
     entries = sorted(folder.rglob("*"))
     check_names((p.relative_to(folder).as_posix() for p in entries), str(folder))
     for p in entries:
@@ -262,7 +289,13 @@ def _read_folder(folder: Path) -> dict[str, str]:
         real = resolve_inside(folder, rel)
         if not real.is_file():
             continue
-        if len(files) >= MAX_FILES:
+        if len(files) + len(skipped) >= MAX_FILES:
             raise LimitExceeded(f"{folder} has more than {MAX_FILES} bundled files besides SKILL.md")
-        files[rel] = _read_text(real, follow=False)
-    return files
+        if looks_binary(rel):
+            skipped.append(rel)
+            continue
+        try:
+            files[rel] = _read_text(real, follow=False)
+        except BinaryFile:
+            skipped.append(rel)
+    return files, skipped

@@ -13,6 +13,25 @@ MAX_FILE_BYTES = 200 * 1024
 MAX_TOTAL_BYTES = 1024 * 1024
 
 
+BINARY_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".pdf", ".zip", ".gz", ".tar", ".woff",
+                   ".woff2", ".ttf", ".mp3", ".mp4", ".wasm", ".so", ".dylib", ".exe", ".bin", ".jar")
+
+
+class BinaryFile(LimitExceeded):
+    """A file that is not UTF-8 text: an import leaves it out (and says so)."""
+
+
+def looks_binary(path: str) -> bool:
+    """Known binary by its name alone: left out without being read."""
+    return path.lower().endswith(BINARY_SUFFIXES)
+
+
+def left_out(skipped: list[str]) -> str:
+    """The one line an import says about the binary files it left out."""
+    return (f"left out {len(skipped)} binary file{'s' if len(skipped) != 1 else ''} "
+            f"(skills hold text only): {', '.join(sorted(skipped))}")
+
+
 def as_text(path: str, data: bytes | str) -> str:
     """Decode a file's bytes as UTF-8 text or refuse it as binary."""
     if isinstance(data, str):
@@ -21,9 +40,9 @@ def as_text(path: str, data: bytes | str) -> str:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            raise LimitExceeded(f"{path} is a binary file; skills hold text only") from None
+            raise BinaryFile(f"{path} is a binary file; skills hold text only") from None
     if "\x00" in text:
-        raise LimitExceeded(f"{path} is a binary file; skills hold text only")
+        raise BinaryFile(f"{path} is a binary file; skills hold text only")
     return text
 
 

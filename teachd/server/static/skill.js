@@ -56,7 +56,8 @@ on('save-approval', (b) => {
   act(() => api('PUT', `${base}/approval`, {always_ask: always, tools}), reload, b);
 });
 on('save-content', (b) => act(() => api('PUT', `${base}/content`,
-  {description: $('description').value, instructions: $('instructions').value}), reload, b));
+  {name: $('display-name').value, description: $('description').value, instructions: $('instructions').value}),
+  reload, b));
 for (const b of document.querySelectorAll('[data-save-file]')) b.addEventListener('click', () => act(() =>
   api('PUT', `${base}/files/${segs(b.dataset.saveFile)}`,
       {text: b.closest('.card').querySelector('textarea[data-file]').value}), reload, b));

@@ -1,4 +1,4 @@
-// The Skills page: search, the enable switches, import (a file, a folder, a URL).
+// The Skills page: search ($slug completes), the enable switches, a new skill, import (a file, a folder, a URL).
 'use strict';
 (() => {
 document.getElementById('search').addEventListener('input', (ev) => {
@@ -10,6 +10,20 @@ document.getElementById('search').addEventListener('input', (ev) => {
 for (const box of document.querySelectorAll('[data-enable]')) box.addEventListener('change', () =>
   act(() => api('PUT', `/api/skills/${seg(box.dataset.enable)}/enabled`, {on: box.checked}),
       (s) => flash(`${s.slug} ${s.enabled ? 'enabled' : 'disabled'}`)));
+const field = (id) => document.getElementById('new-' + id);
+field('template').addEventListener('change', () => {
+  const t = (pageData().templates || []).find((x) => x.name === field('template').value);
+  if (!t) return;
+  if (!field('slug').value) field('slug').value = t.name;
+  field('name').value = t.title;
+  field('description').value = t.description;
+  field('instructions').value = t.instructions;
+});
+const createButton = document.getElementById('create-skill');
+createButton.addEventListener('click', () => act(() => api('POST', '/api/skills', {
+  slug: field('slug').value.trim(), name: field('name').value, description: field('description').value,
+  instructions: field('instructions').value, always_ask: field('always-ask').checked,
+}), (s) => { location.href = '/skills/' + seg(s.slug); }, createButton));
 const urlButton = document.getElementById('import-url-go');
 urlButton.addEventListener('click', () => act(async () => {
   const url = document.getElementById('import-url').value.trim();

@@ -12,7 +12,7 @@ HOST_FIELDS = ("when_to_use", "argument-hint", "disable-model-invocation", "user
 NAME_MAX = 64
 DESCRIPTION_MAX = 1024
 COMPATIBILITY_MAX = 500
-BODY_LINES_WARN = 500
+SKILL_MD_LINES_WARN = 300  # the seed's advice: keep SKILL.md short, detail in references/
 BODY_TOKENS_WARN = 5000
 NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 

@@ -90,8 +90,10 @@ def load_frontmatter(text: str) -> tuple[dict[str, Any], bool]:
     return {str(k): v for k, v in data.items()}, repaired
 
 
-def parse_skill_md(text: str, folder_name: str | None = None) -> SkillDoc:
-    """Parse leniently; raise ``InvalidSkill`` only for the two excluding faults."""
+def parse_skill_md(text: str, folder_name: str | None = None, need_description: bool = True) -> SkillDoc:
+    """Parse leniently; raise ``InvalidSkill`` only for the two excluding
+    faults (``need_description=False``: another agent's skill may go without
+    one, as its own runtime loads it — said as a warning)."""
     header, fm_text, body = split_header(text)
     fm, repaired = load_frontmatter(fm_text)
     warnings: list[str] = []
@@ -102,9 +104,11 @@ def parse_skill_md(text: str, folder_name: str | None = None) -> SkillDoc:
         header = bom + "---" + newline + repair_yaml(fm_text).replace("\n", newline) + "---" + newline
 
     description = fm.get("description")
-    if description is None or not str(description).strip():
+    if (description is None or not str(description).strip()) and need_description:
         raise InvalidSkill("frontmatter has no description")
-    description = str(description).strip()
+    description = str(description or "").strip()
+    if not description:
+        warnings.append("no description: a model cannot tell when to use it")
     if len(description) > DESCRIPTION_MAX:
         warnings.append(f"description is {len(description)} chars, over {DESCRIPTION_MAX}")
 

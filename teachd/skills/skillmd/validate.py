@@ -16,11 +16,11 @@ import yaml
 from teachd.errors import InvalidSkill
 from teachd.skills.skillmd import yamlsafe
 from teachd.skills.skillmd.fields import (
-    BODY_LINES_WARN,
     BODY_TOKENS_WARN,
     COMPATIBILITY_MAX,
     DESCRIPTION_MAX,
     HOST_FIELDS,
+    SKILL_MD_LINES_WARN,
     SPEC_FIELDS,
     estimate_tokens,
     name_problems,
@@ -159,8 +159,10 @@ def validate_skill_dir(folder: Path) -> ValidationReport:
 
     body_lines = body.strip("\n").splitlines()
     report.body_lines = len(body_lines)
-    if report.body_lines > BODY_LINES_WARN:
-        report.warnings.append(f"body is {report.body_lines} lines, over {BODY_LINES_WARN}")
+    whole = len(text.strip("\n").splitlines())
+    if whole > SKILL_MD_LINES_WARN:
+        report.warnings.append(f"SKILL.md is {whole} lines, over {SKILL_MD_LINES_WARN}: "
+                               "move detail into references/ and cite it")
     tokens = estimate_tokens(body)
     if tokens > BODY_TOKENS_WARN:
         report.warnings.append(f"body is about {tokens} tokens, over {BODY_TOKENS_WARN}")
