@@ -368,6 +368,7 @@ def test_skills_are_created_by_hand_or_from_a_starter_template_and_each_template
     assert "teachd-approval: always-ask" in cli("skills", "export", "pay-rent").out
     before = cli("skills", "list", "--json").out
     for args in (("nodesc",), ("Bad-Slug", "--description", "x"), ("pay-rent", "--description", "again"),
-                 ("x", "--from-template", "no-such-template")):
+                 ("x", "--from-template", "no-such-template"), ("long", "--description", "x" * 1025),
+                 ("named", "--description", "x", "--name", "n" * 201)):
         _one_line_error(cli("skills", "create", *args))
     assert cli("skills", "list", "--json").out == before  # nothing half-made

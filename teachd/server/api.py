@@ -128,14 +128,16 @@ async def skill_content(request: Request) -> JSONResponse:
     data = await body(request)
     description, instructions = _text(data, "description"), _text(data, "instructions")
     name = _text(data, "name")
-    if name is not None and not name.strip():
-        raise BadInput("the display name cannot be empty")
+    if name is not None:
+        from teachd.skills.templates import checked_display_name
+
+        name = checked_display_name(name)
     d = daemon(request)
 
     def edit(current: Any) -> Any:
         return replace(current, description=description if description is not None else current.description,
                        instructions=instructions if instructions is not None else current.instructions,
-                       name=name.strip() if name is not None else current.name)
+                       name=name if name is not None else current.name)
 
     skill = d.store.update(request.path_params["slug"], edit, note="edited in the web UI")
     return JSONResponse(skill_view(d, skill))

@@ -12,7 +12,7 @@ from importlib import resources
 from teachd.errors import BadInput, NotFound
 from teachd.skills.approval import Approval
 from teachd.skills.skillmd import parse_skill_md
-from teachd.skills.skillmd.fields import name_problems
+from teachd.skills.skillmd.fields import DESCRIPTION_MAX, DISPLAY_NAME_MAX, name_problems
 from teachd.store.models import SkillContent
 
 
@@ -57,10 +57,20 @@ def new_skill(slug: str, name: str | None = None, description: str | None = None
     description = (description or (start.description if start else "")).strip()
     if not description:
         raise BadInput("a new skill needs a description: the one line a model reads to know when to use it")
+    if len(description) > DESCRIPTION_MAX:
+        raise BadInput(f"the description is {len(description)} characters, over the spec's {DESCRIPTION_MAX}")
     body = instructions if instructions is not None else (start.instructions if start else "")
     if not body.strip():
         body = f"# {name or slug}\n\nWhat to do, step by step:\n\n1. \n"
-    title = (name or (start.title if start else "") or slug).strip()
+    title = checked_display_name(name or (start.title if start else "") or slug)
     return SkillContent(name=title, description=description,
                         instructions=body if body.endswith("\n") else body + "\n",
                         approval=Approval(True) if always_ask else Approval())
+
+
+def checked_display_name(name: str) -> str:
+    """A display name as the store keeps it: trimmed, not empty, not a page long."""
+    name = name.strip()
+    if not name or len(name) > DISPLAY_NAME_MAX:
+        raise BadInput(f"a display name is 1 to {DISPLAY_NAME_MAX} characters")
+    return name

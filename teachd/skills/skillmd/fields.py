@@ -11,6 +11,7 @@ HOST_FIELDS = ("when_to_use", "argument-hint", "disable-model-invocation", "user
                "version", "requires", "type", "model", "context", "agent", "hooks")
 NAME_MAX = 64
 DESCRIPTION_MAX = 1024
+DISPLAY_NAME_MAX = 200  # a person's title for a skill (teachd's, not the spec's)
 COMPATIBILITY_MAX = 500
 SKILL_MD_LINES_WARN = 300  # the seed's advice: keep SKILL.md short, detail in references/
 BODY_TOKENS_WARN = 5000
