@@ -353,9 +353,16 @@ def test_the_run_page_follows_its_run_and_asks_right_there(ui: UI, browser) -> N
 
 
 def test_the_run_form_sends_the_skills_parameters_and_start_url(ui: UI, browser) -> None:
+    """The skill field completes on $ (seed's "$ autocompletes slugs"): its
+    options are $slug; with none chosen, Run says so next to it and sends nothing."""
     page = logged_in(browser, ui.server, ui.login)
     page.goto(ui.server.url + "/runs")
-    page.get_by_label("Skill to run").select_option(SLUG)
+    skill = page.get_by_label("Skill to run")
+    assert f"${SLUG}" in page.locator("#slug-options option").evaluate_all("(os) => os.map((o) => o.value)")
+    skill.fill("")
+    page.get_by_role("button", name="Run", exact=True).click()
+    assert "type $" in page.locator("#run-form .flash.err").inner_text()
+    skill.fill(f"${SLUG}")
     page.locator("#run-more summary").click()  # folded until the person wants other values
     field_ = page.locator("#run-params input[data-param]").first
     field_.wait_for()
@@ -484,4 +491,23 @@ def test_a_new_skill_starts_from_a_template_in_three_clicks_and_its_name_is_edit
     assert "description" in near.inner_text()
     with ui.server.api() as api:
         assert api.get("/api/skills/no-description-yet").status_code == 404
+    page.close()
+
+
+def test_the_schedule_form_takes_the_skill_typed_after_dollar(ui: UI, browser) -> None:
+    """Schedules → Add: "$" and the slug picks the skill (its parameters
+    load), every 1d, Add; the schedule is the API's, for that skill."""
+    page = logged_in(browser, ui.server, ui.login)
+    page.goto(ui.server.url + "/schedules")
+    page.get_by_label("Skill", exact=True).fill(f"${SLUG}")
+    page.locator("#schedule-more summary").click()
+    page.locator("#schedule-params input[data-param]").first.wait_for()  # the chosen skill's parameters
+    page.get_by_label("or every").fill("1d")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Add schedule").click()
+    with ui.server.api() as api:
+        made = [s for s in api.get("/api/schedules").json() if s["slug"] == SLUG and s["every_s"] == 86400]
+        assert made, api.get("/api/schedules").json()
+        for s in made:
+            assert api.delete(f"/api/schedules/{s['id']}").status_code < 300
     page.close()

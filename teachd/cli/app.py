@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -43,6 +44,16 @@ class App:
 
 
 pass_app = click.make_pass_decorator(App, ensure=True)
+
+
+root_option = click.option(
+    "--root",
+    "roots",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Also look for skills in DIR (<DIR>/<name>/SKILL.md), after the providers' folders "
+         "(a skill of the same name there wins).",
+)
 
 
 def json_option(func: F) -> F:

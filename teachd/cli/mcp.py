@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import signal
 import sys
+from pathlib import Path
 
 import click
 
-from teachd.cli.app import App, json_option, pass_app
+from teachd.cli.app import App, json_option, pass_app, root_option
 
 
 @click.command("mcp")
@@ -20,10 +21,11 @@ from teachd.cli.app import App, json_option, pass_app
 @click.option("--approval-timeout", type=click.FloatRange(min=1, max=3600), default=300.0,
               show_default=True, metavar="SECONDS",
               help="How long a question waits for the person; no answer is a deny.")
+@root_option
 @json_option
 @pass_app
 def mcp(app: App, profile: str | None, headless: bool | None, step_timeout: float,
-        approval_timeout: float, as_json: bool) -> None:
+        approval_timeout: float, roots: tuple[Path, ...], as_json: bool) -> None:
     """Serve MCP on stdin/stdout for an agent (Claude Code, Codex, any client).
 
     The session is a run: it loads the owner's enabled taught skills (or the
@@ -32,14 +34,18 @@ def mcp(app: App, profile: str | None, headless: bool | None, step_timeout: floa
     or on the Approvals page of `teachd serve`. Secrets come from
     TEACHD_SECRET_<NAME> in this command's environment, or are typed by the
     person on the secret page of `teachd serve` (never through the chat).
-    Nothing but the protocol is written to stdout; its start and end are
-    reported on stderr (as JSON lines with --json).
+    The skills on disk (.teachd, .claude, .agents, .codex skills folders of
+    this directory and of your home, config.yaml's skill_dirs, --root) are
+    served too, read-only, after the store's; a store skill of the same name
+    wins. Nothing but the protocol is written to stdout; its start and end
+    are reported on stderr (as JSON lines with --json).
     """
     import anyio
 
     from teachd.mcp.secrets import DaemonSource
     from teachd.mcp.server import TeachdMCP
     from teachd.mcp.session import services_for
+    from teachd.skills.disk import shelf_for
     from teachd.store.profiles import resolve_profile
     from teachd.store.runs import RunStore
 
@@ -48,12 +54,14 @@ def mcp(app: App, profile: str | None, headless: bool | None, step_timeout: floa
     services = services_for(RunStore(app.store), app.settings, profile=bound, headless=headless,
                             step_timeout=step_timeout, approval_timeout=approval_timeout,
                             where="in the environment of teachd mcp (the client's server config)",
-                            secrets=daemon)
+                            secrets=daemon, disk=shelf_for(app.settings, Path.cwd(), Path.home(), roots))
     services.approvals_page = daemon.approvals_page  # a client that cannot be asked: the daemon's page, if up
     server = TeachdMCP(services)
     skills = [s.slug for s in server.visible()]
-    _report(as_json, {"event": "serving", "transport": "stdio", "skills": skills},
-            f"teachd mcp: serving {len(skills)} skill(s) on stdio")
+    on_disk = [d.name for d in services.disk_skills()]
+    _report(as_json, {"event": "serving", "transport": "stdio", "skills": skills, "disk_skills": on_disk},
+            f"teachd mcp: serving {len(skills)} skill(s)"
+            + (f" and {len(on_disk)} from disk" if on_disk else "") + " on stdio")
     signal.signal(signal.SIGTERM, _stop)  # a client that ends us: the session still ends cleanly
     try:
         anyio.run(server.run_stdio_async)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from teachd.cli.app import App, emit, json_option, pass_app
+from teachd.cli.app import App, emit, json_option, pass_app, root_option
 from teachd.errors import BadInput, Conflict
 
 if TYPE_CHECKING:  # the commands import what they use: `teachd --help` loads none of it
@@ -18,14 +18,6 @@ if TYPE_CHECKING:  # the commands import what they use: `teachd --help` loads no
     from teachd.store.models import Skill
 
 slug_arg = click.argument("slug")
-root_option = click.option(
-    "--root",
-    "roots",
-    multiple=True,
-    type=click.Path(path_type=Path),
-    help="Also look for skills in DIR (<DIR>/<name>/SKILL.md), after the providers' folders "
-         "(a skill of the same name there wins).",
-)
 
 
 @click.group()
@@ -397,14 +389,9 @@ def validate(ctx: click.Context, paths: tuple[Path, ...], as_json: bool) -> int:
 
 
 def _discover(app: App, roots: tuple[Path, ...]) -> Discovery:
-    from teachd.skills.discovery import default_roots, discover
+    from teachd.skills.discovery import discover_for
 
-    s = app.settings
-    return discover(
-        default_roots(Path.cwd(), Path.home(), extra=roots, configured=s.skill_dirs, levels=s.skill_levels,
-                      enabled=s.skills_enabled),
-        sources=s.sources, include=s.include, ignore=s.ignore,
-    )
+    return discover_for(app.settings, Path.cwd(), Path.home(), roots)
 
 
 @skills.command("discover")

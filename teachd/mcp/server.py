@@ -53,6 +53,7 @@ from teachd.mcp.session import McpRun, Services, expect_params
 from teachd.runner.gate import Asking
 from teachd.runner.run import BROWSERS_PER_PERSON
 from teachd.runner.session import manifest, visible_skills
+from teachd.skills.disk import DiskSkill
 from teachd.skills.exchange import export_md
 from teachd.skills.paths import check_relpath
 from teachd.store.models import Skill
@@ -292,10 +293,16 @@ class TeachdMCP(MCPServer):
         return visible_skills(services.runs.skills, services.opts.profile)
 
     # -- tools --------------------------------------------------------------
+    def on_disk(self) -> list[DiskSkill]:
+        """The disk skills this request's person is served, after the store's."""
+        return self.current().disk_skills()
+
     async def list_tools(self) -> list[MCPTool]:
         tools = await super().list_tools()
-        listed = "\n".join(f"- {m['slug']}: {m['name']} — {m['description']}"
-                            for m in manifest(self.visible())) or "- (none: teach one with teachd teach)"
+        stored = [f"- {m['slug']}: {m['name']} — {m['description']}" for m in manifest(self.visible())]
+        on_disk = [f"- {d.name}: {d.description or '(no description)'} [disk skill, read-only: {d.source}]"
+                   for d in self.on_disk()]
+        listed = "\n".join(stored + on_disk) or "- (none: teach one with teachd teach)"
         return [t.model_copy(update={"description": LOAD_SKILL + listed}) if t.name == "load_skill" else t
                 for t in tools]
 
@@ -307,7 +314,9 @@ class TeachdMCP(MCPServer):
             except TeachdError as exc:
                 raise _error(exc) from None
             files = "\n".join(f"- {f}" for f in loaded["files"]) or "- (none)"
-            return (f"{loaded['instructions'].rstrip()}\n\n---\nskill {slug} v{loaded['version']} is loaded. "
+            which = (f"v{loaded['version']}" if loaded["version"] is not None
+                     else f"({loaded['source']}, read-only)")
+            return (f"{loaded['instructions'].rstrip()}\n\n---\nskill {slug} {which} is loaded. "
                     f"Bundled files (read_skill_file):\n{files}\n")
 
         @self.tool(name="read_skill_file",
@@ -386,6 +395,11 @@ class TeachdMCP(MCPServer):
                                    description=s.current.description, mime_type="text/markdown"))
             out += [MCPResource(uri=f"{SKILL_URI}{s.slug}/{path}", name=f"{s.slug}/{path}",
                                 mime_type=_mime(path)) for path in sorted(s.current.files)]
+        for d in self.on_disk():
+            out.append(MCPResource(uri=f"{SKILL_URI}{d.name}", name=f"{d.name}/SKILL.md",
+                                   description=d.description or None, mime_type="text/markdown"))
+            out += [MCPResource(uri=f"{SKILL_URI}{d.name}/{path}", name=f"{d.name}/{path}",
+                                mime_type=_mime(path)) for path in d.files()]
         return out
 
     async def read_resource(self, uri: Any, context: Any = None) -> list[ReadResourceContents]:
@@ -395,6 +409,9 @@ class TeachdMCP(MCPServer):
         slug, _, raw = unquote(text[len(SKILL_URI):]).partition("/")
         try:
             services = self.current()
+            if (disk := services.disk_skill(slug)) is not None:
+                path = check_relpath(raw) if raw else "SKILL.md"
+                return [ReadResourceContents(disk.read(path), _mime(path))]
             profile = services.opts.profile
             if profile is not None and slug not in profile:
                 raise NotFound(f"skill {slug!r} is not bound to this session's profile")
@@ -418,7 +435,10 @@ class TeachdMCP(MCPServer):
                           arguments=[MCPPromptArgument(name=ARGS, description=ARGS_SAY, required=False),
                                      *(MCPPromptArgument(name=p, description=_described(d), required=False)
                                        for p, d in sorted(_parameters(s).items()))])
-                for s in self.visible()]
+                for s in self.visible()] + [
+                MCPPrompt(name=f"skill:{d.name}", description=d.description or None,
+                          arguments=[MCPPromptArgument(name=ARGS, description=ARGS_SAY, required=False)])
+                for d in self.on_disk()]
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None,
                          context: Any = None) -> GetPromptResult:
@@ -429,20 +449,29 @@ class TeachdMCP(MCPServer):
             raise _invalid("skill commands are off (config.yaml skills.enableSkillCommands: false)")
         slug = name.removeprefix("skill:")
         skill = next((s for s in self.visible() if s.slug == slug and name.startswith("skill:")), None)
-        if skill is None:
+        disk = None if skill is not None or not name.startswith("skill:") else self.current().disk_skill(slug)
+        if skill is None and disk is None:
             raise _invalid(f"no prompt {name!r}: prompts are skill:<slug> for the enabled skills")
-        params = _parameters(skill)
+        params = _parameters(skill) if skill is not None else {}
         unknown = sorted(set(arguments or {}) - set(params) - {ARGS})
         if unknown:
             raise _invalid(f"unknown argument(s) {', '.join(unknown)}; this skill takes: "
                            f"{', '.join([ARGS, *sorted(params)])}")
         given = {k: str(v) for k, v in (arguments or {}).items() if k in params and str(v)}
         said = str((arguments or {}).get(ARGS) or "").strip()
-        text = (skill.current.instructions.rstrip("\n") + f"\n\nSkill: {SKILL_URI}{slug}/SKILL.md"
-                + (f"\nUser: {said}" if said else "")
+        if disk is not None:  # read from its file now, as seed 000 does: the path is the file's
+            try:
+                body, where, description = disk.body(), str(disk.skill_md), disk.description
+            except TeachdError as exc:
+                raise _invalid(f"{name}: {exc}") from None
+        else:
+            assert skill is not None
+            body, where = skill.current.instructions, f"{SKILL_URI}{slug}/SKILL.md"
+            description = skill.current.description
+        text = (body.rstrip("\n") + f"\n\nSkill: {where}" + (f"\nUser: {said}" if said else "")
                 + "".join(f"\nParameter {k}: {v}" for k, v in sorted(given.items())))
         message = PromptMessage(role="user", content=TextContent(type="text", text=text))
-        return GetPromptResult(description=skill.current.description, messages=[message])
+        return GetPromptResult(description=description or None, messages=[message])
 
 
 def _parameters(skill: Skill) -> dict[str, dict[str, Any]]:

@@ -29,7 +29,7 @@ from teachd.runner.guard import Layer, RequestGuard, element_location, focused_l
 from teachd.runner.replay import Halt, Replayer, plain
 from teachd.runner.run import RunOptions, prepare, replay
 from teachd.runner.secrecy import Scrubber
-from teachd.runner.session import RunSession
+from teachd.runner.session import RunSession, visible_skills
 from teachd.server.secrets import SecretSource, Ticket, wait_for_secret
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.rules import RuleStore
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
     from teachd.remote.destinations import Destinations
     from teachd.remote.egress import Resolver
+    from teachd.skills.disk import DiskShelf, DiskSkill
 
 T = TypeVar("T")
 TOOL = "computer_act"
@@ -63,6 +64,17 @@ class Services:
     destinations: Destinations | None = None
     # where a question goes when the client cannot show it: the Approvals page, or None (no daemon runs)
     approvals_page: Callable[[], str | None] = anywhere
+    disk: DiskShelf | None = None  # the disk skills served beside the store's: the local person's only
+
+    def disk_skills(self) -> list[DiskSkill]:
+        """The disk skills served: after the store's visible ones, none of
+        their names; none when a profile binds exactly its skills."""
+        if self.disk is None or self.opts.profile is not None:
+            return []
+        return self.disk.beside(s.slug for s in visible_skills(self.runs.skills, None))
+
+    def disk_skill(self, slug: str) -> DiskSkill | None:
+        return next((d for d in self.disk_skills() if d.name == slug), None)
 
     def stop(self) -> None:
         """Every question still waiting is a deny, every secret still asked is not given."""
@@ -96,13 +108,25 @@ class McpRun:
 
     # -- skills -------------------------------------------------------------
     def load_skill(self, slug: str) -> dict[str, Any]:
+        if (disk := self.services.disk_skill(slug)) is not None:
+            loaded = disk.loaded()
+            self.gate.load(slug, disk.approval)  # a disk copy of a taught skill asks as its original did
+            return loaded
         loaded = self.session.load_skill(slug)
         self._used(slug)
         self.services.runs.set_skills(self.run_id, self.session.versions())
         return loaded
 
     def read_skill_file(self, slug: str, path: str) -> str:
+        if (disk := self.services.disk_skill(slug)) is not None:
+            return disk.read(path)
         return self.session.read_skill_file(slug, path)
+
+    def _not_on_disk(self, slug: str, what: str) -> None:
+        """A disk skill is read-only instructions: no versions, no replay."""
+        if (disk := self.services.disk_skill(slug)) is not None:
+            raise BadInput(f"{slug} is a disk skill ({disk.source}), read-only: it has no {what}. "
+                           f"To keep it in teachd: teachd skills import {disk.folder}")
 
     def _used(self, slug: str) -> None:
         with self._lock:
@@ -110,6 +134,7 @@ class McpRun:
                 self.used.append(slug)
 
     def feedback(self, slug: str, outcome: str, run_id: str | None, note: str | None) -> dict[str, Any]:
+        self._not_on_disk(slug, "History to append to")
         ref = run_id or self.run_id
         runs = self.services.runs
         before = runs.feedback_given(ref).get(slug)
@@ -205,6 +230,7 @@ class McpRun:
 
     def run_skill(self, b: Browser, slug: str, params: dict[str, str]) -> dict[str, Any]:
         """The replay executor on this session's browser: an ordinary recorded run."""
+        self._not_on_disk(slug, "taught steps to replay")
         proc = prepare(self.session, slug, params)
         self._used(slug)
         if (caller := self.approver.caller) is not None:  # a round re-runs the call: only before step 1
@@ -270,6 +296,7 @@ class McpRun:
         """The element, and what it is when a taught anchor says so."""
         timeout = self.services.opts.step_timeout
         if act.anchor and act.skill:
+            self._not_on_disk(act.skill, "anchors")
             self._used(act.skill)
             return self._by_anchor(b, act.skill, act.anchor, timeout)
         if act.ref or act.role:
@@ -436,17 +463,19 @@ def services_for(runs: RunStore, settings: Settings, *, profile: list[str] | Non
                  headless: bool | None = None, step_timeout: float = 10.0,
                  approval_timeout: float = 300.0, where: str = "",
                  secrets: SecretSource | None = None, queue: ApprovalQueue | None = None,
-                 owner: bool = True, resolver: Resolver | None = None) -> Services:
+                 owner: bool = True, resolver: Resolver | None = None,
+                 disk: DiskShelf | None = None) -> Services:
     """A visible browser where there is a display (the person watches the
     agent act), headless where there is none or when asked. ``owner``: the
     session is the daemon owner's (or ``teachd mcp``'s, the local user's);
     anyone else's browser is held to public destinations (``resolver``:
-    how names are resolved for that check)."""
+    how names are resolved for that check). ``disk``: the disk skills served
+    beside the store's (the local person's only: another's are not on this disk)."""
     shown = bool(settings.display) if headless is None else not headless
     opts = RunOptions(headless=not shown, chromium=settings.chromium, display=settings.display,
                       environ=settings.environ, profile=profile, step_timeout=step_timeout)
     queue = queue or ApprovalQueue(runs.skills, approval_timeout)  # the daemon passes its own
-    services = Services(runs, queue, settings, opts, where, secrets)
+    services = Services(runs, queue, settings, opts, where, secrets, disk=disk)
     if not owner:
         from teachd.remote.destinations import Destinations
         from teachd.remote.egress import SystemResolver

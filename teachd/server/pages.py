@@ -222,7 +222,7 @@ async def runs_page(request: Request) -> HTMLResponse:
     pending = d.approvals.pending()
     runs = [views.run_view(r, d.runs.feedback_given(r["run_id"]), use_only,
                            [p for p in pending if p["run_id"] == r["run_id"]]) for r in d.runs.recent()]
-    return render(request, "runs.html", {"runs": runs, "skills": [s.slug for s in usable]}, active="/runs",
+    return render(request, "runs.html", {"runs": runs, "skills": usable}, active="/runs",
                   title="Runs", scripts=("params.js", "runs.js"))
 
 
@@ -267,7 +267,7 @@ async def secret_page(request: Request) -> HTMLResponse:
 
 async def schedules_page(request: Request) -> HTMLResponse:
     d = daemon(request)
-    context = {"schedules": schedule_views(d), "skills": [s.slug for s in d.store.all(enabled_only=True)],
+    context = {"schedules": schedule_views(d), "skills": d.store.all(enabled_only=True),
                "leading": d.schedules.leading}
     return render(request, "schedules.html", context, active="/schedules", title="Schedules",
                   scripts=("params.js", "schedules.js"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from teachd.config import Settings
@@ -99,12 +100,16 @@ class Daemon:
         from teachd.mcp.server import IDLE_AFTER, TeachdMCP
         from teachd.mcp.session import services_for
         from teachd.server.secrets import DeskSource
+        from teachd.skills.disk import shelf_for
+
+        disk = shelf_for(self.settings, Path.cwd(), Path.home())  # where teachd serve was started
 
         def services(person: Daemon) -> Services:
             where = "where teachd serve runs" if person is self else ""  # another's env is not read
             made = services_for(person.runs, person.settings, where=where,
                                 secrets=DeskSource(person.secrets, base_url), queue=person.approvals,
-                                owner=person is self)  # anyone else's browser: no local destinations
+                                owner=person is self,  # anyone else's browser: no local destinations
+                                disk=disk if person is self else None)  # this disk is the owner's
             made.approvals_page = lambda: f"{base_url.rstrip('/')}/approvals"  # this daemon's own
             return made
 

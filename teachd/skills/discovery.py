@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from teachd.config import Settings
 from teachd.errors import InvalidSkill
 from teachd.skills.skillmd import SkillDoc, parse_skill_md
 
@@ -143,3 +144,12 @@ def discover(
         result.skills.append(found)
     log.info("loaded %d skills", len(result.skills))
     return result
+
+
+def discover_for(settings: Settings, project: Path, home: Path, extra: Iterable[Path] = ()) -> Discovery:
+    """Discovery as the person's config.yaml sets it (``skills:``,
+    ``sources``, ``include``, ``ignore``, ``skill_dirs``); ``extra``: the
+    folders given with ``--root``."""
+    roots = default_roots(project, home, extra=tuple(extra), configured=settings.skill_dirs,
+                          levels=settings.skill_levels, enabled=settings.skills_enabled)
+    return discover(roots, sources=settings.sources, include=settings.include, ignore=settings.ignore)

@@ -6,9 +6,7 @@ Reading is pure over text + a file map; only ``read_import_source`` touches disk
 
 from __future__ import annotations
 
-import errno
 import json
-import os
 import re
 import stat
 from dataclasses import dataclass, field, replace
@@ -20,12 +18,13 @@ import yaml
 from teachd.errors import InvalidSkill, LimitExceeded, NotFound, UnsafePath
 from teachd.skills.approval import Approval
 from teachd.skills.archive import check_names, is_archive, read_archive
+from teachd.skills.folder import read_plain_text
 from teachd.skills.paths import resolve_inside
 from teachd.skills.skillmd import parse_skill_md, render_skill_md
 from teachd.skills.skillmd.fields import name_problems
 from teachd.skills.skillmd.parse import load_frontmatter, split_header
 from teachd.skills.skillmd.validate import SKIP_DIRS
-from teachd.store.limits import MAX_FILE_BYTES, MAX_FILES, BinaryFile, as_text, left_out, looks_binary
+from teachd.store.limits import MAX_FILES, BinaryFile, left_out, looks_binary
 from teachd.store.models import Skill, SkillContent
 
 # A skill is at most 1 MB of text; as JSON each character may take up to 6
@@ -78,10 +77,10 @@ def read_import_source(path: Path) -> Imported:
         if not skill_md.is_file():
             raise InvalidSkill(f"{path} has no SKILL.md")
         files, skipped = _read_folder(path)
-        return _leaving_out(from_skill_md(_read_text(skill_md, follow=False), path.name, files), skipped)
+        return _leaving_out(from_skill_md(read_plain_text(skill_md, follow=False), path.name, files), skipped)
     if path.suffix.lower() == ".json":  # the limits apply to the skill inside, not to its JSON escaping
-        return from_envelope(_read_text(path, ENVELOPE_MAX_BYTES))
-    return from_skill_md(_read_text(path), None, None)
+        return from_envelope(read_plain_text(path, ENVELOPE_MAX_BYTES))
+    return from_skill_md(read_plain_text(path), None, None)
 
 
 def _leaving_out(imported: Imported, skipped: list[str]) -> Imported:
@@ -248,28 +247,6 @@ def _check_slug(slug: str) -> None:
         raise InvalidSkill(f"bad skill name {slug!r}: {problems[0]}")
 
 
-def _read_text(path: Path, limit: int = MAX_FILE_BYTES, follow: bool = True) -> str:
-    """A file's text, within the limit. ``follow=False`` for a folder's own
-    files: opened without following a link (a link swapped in after the check
-    is refused by the open itself), and only a regular file is read."""
-    try:
-        fd = os.open(path, os.O_RDONLY | (0 if follow else os.O_NOFOLLOW))
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise UnsafePath(f"{path} is a link; a skill holds plain files") from None
-        raise
-    with os.fdopen(fd, "rb") as fh:
-        info = os.fstat(fh.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise UnsafePath(f"{path} is not a plain file")
-        if info.st_size > limit:
-            raise LimitExceeded(f"{path} is {info.st_size} bytes, over the {limit}-byte limit")
-        data = fh.read(limit + 1)
-    if len(data) > limit:
-        raise LimitExceeded(f"{path} is over the {limit}-byte limit")
-    return as_text(str(path), data)
-
-
 def _read_folder(folder: Path) -> tuple[dict[str, str], list[str]]:
     """Every text file of a skill folder but SKILL.md, and the binary files
     left out (as URL import leaves them). A link or a device is refused (an
@@ -295,7 +272,7 @@ def _read_folder(folder: Path) -> tuple[dict[str, str], list[str]]:
             skipped.append(rel)
             continue
         try:
-            files[rel] = _read_text(real, follow=False)
+            files[rel] = read_plain_text(real, follow=False)
         except BinaryFile:
             skipped.append(rel)
     return files, skipped

@@ -19,7 +19,7 @@ def running_daemon(tmp_path: Path, _exists_ok: bool = False, **extra: str) -> It
     home = tmp_path / "daemon-home"
     home.mkdir(mode=0o700, exist_ok=_exists_ok)
     user = tmp_path / "daemon-user"
-    user.mkdir()
+    user.mkdir(exist_ok=True)  # a test may lay out its files first
     env = {k: v for k, v in os.environ.items() if not k.startswith("TEACHD_")}
     env.update(TEACHD_HOME=str(home), HOME=str(user), TEACHD_OWNER="alice", PYTHONUTF8="1", **extra)
     server = serve(env)

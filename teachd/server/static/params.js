@@ -8,6 +8,29 @@ async function parametersOf(slug) {
   }
   return skillParams.get(slug);
 }
+// The skill field of a run form: its datalist offers $slug; the field takes "slug" or "$slug".
+// onPick(fn) calls fn with the chosen slug ('' while none is) each time the choice changes.
+function skillPick(input) {
+  const known = new Set([...(input.list ? input.list.options : [])].map((o) => o.value.slice(1)));
+  const slugOf = () => { const v = input.value.trim().replace(/^\$/, ''); return known.has(v) ? v : ''; };
+  return {
+    known, slugOf,
+    choose(slug) { if (known.has(slug)) input.value = slug; },
+    onPick(fn) {
+      let last = null;
+      const fire = () => { const s = slugOf(); if (s !== last) { last = s; fn(s); } };
+      input.addEventListener('input', fire);
+      input.addEventListener('change', fire);
+      fire();
+    },
+    // Before a run: the chosen slug, or '' and a message next to the field.
+    required(near) {
+      const s = slugOf();
+      if (!s) { flash('Choose a skill: type $ in the field and pick one', 'err', near); input.focus(); }
+      return s;
+    },
+  };
+}
 function paramForm(prefix) {
   const box = document.getElementById(prefix + '-params'), template = document.getElementById(prefix + '-param-field');
   const url = document.getElementById(prefix + '-start-url');

@@ -52,13 +52,11 @@ document.addEventListener('click', (ev) => {
 });
 
 // -- the Run form ---------------------------------------------------------------------------------
-const runButton = $('run'), select = $('slug');
-if (!runButton || !select) return;
-const form = paramForm('run');
-const wanted = new URLSearchParams(location.search).get('skill');
-if (wanted && [...select.options].some((o) => o.value === wanted)) select.value = wanted;
-select.addEventListener('change', () => form.load(select.value));
-form.load(select.value);
+const runButton = $('run'), field = $('slug');
+if (!runButton || !field) return;
+const form = paramForm('run'), pick = skillPick(field);
+pick.choose(new URLSearchParams(location.search).get('skill'));  // "Run" on a skill's page comes here
+pick.onPick((slug) => form.load(slug));
 
 async function newRun(known, slug) {  // a daemon that answers a job id: find the run it became
   for (let i = 0; i < 40; i++) {
@@ -71,11 +69,12 @@ async function newRun(known, slug) {  // a daemon that answers a job id: find th
 }
 runButton.addEventListener('click', async () => {
   if (runButton.disabled) return;
+  unflash(runButton);
+  const slug = pick.required(runButton);
+  if (!slug) return;
   runButton.disabled = true;
-  const slug = select.value;
   const known = new Set([...document.querySelectorAll('[data-run-row]')].map((tr) => tr.dataset.runRow));
   try {
-    unflash(runButton);
     const r = await api('POST', '/api/runs', {slug, params: form.values(), start_url: form.startUrl()});
     const id = r.run_id || await newRun(known, slug);
     if (id) { location.href = '/runs/' + seg(id); return; }

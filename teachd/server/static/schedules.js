@@ -6,15 +6,17 @@ for (const tr of document.querySelectorAll('tr[data-schedule]')) for (const b of
   b.addEventListener('click', () => act(() => b.dataset.do === 'remove'
       ? api('DELETE', `/api/schedules/${seg(tr.dataset.schedule)}`)
       : api('POST', `/api/schedules/${seg(tr.dataset.schedule)}/${seg(b.dataset.do)}`), () => location.reload(), b));
-const add = $('add'), select = $('slug');
-if (!add || !select) return;
-const form = paramForm('schedule');
-select.addEventListener('change', () => form.load(select.value));
+const add = $('add'), field = $('slug');
+if (!add || !field) return;
+const form = paramForm('schedule'), pick = skillPick(field);
+pick.onPick((slug) => form.load(slug));
 $('check').addEventListener('change', () => { $('schedule-params').disabled = $('check').checked; });
-form.load(select.value);
 add.addEventListener('click', () => {
+  unflash(add);
+  const slug = pick.required(add);
+  if (!slug) return;
   const check = $('check').checked;
-  const body = {slug: select.value, cron: $('cron').value.trim() || null, every: $('every').value.trim() || null, check};
+  const body = {slug, cron: $('cron').value.trim() || null, every: $('every').value.trim() || null, check};
   if (!check) {
     body.params = form.values();
     const start = form.startUrl();
