@@ -131,6 +131,7 @@ def test_a_skill_within_the_limits_round_trips_however_large_its_envelope(cli, t
 
 
 def test_older_exchange_form_with_slug_and_display_name(cli, tmp_path: Path) -> None:
+    """The older name + slug form imports under its slug with its display name, and exports spec-valid (Agent Skills spec: name = folder)."""
     f = tmp_path / "old.md"
     f.write_text("---\nname: Pay The Rent\nslug: pay-rent\ndescription: Pays rent.\n---\n# Rent\n")
     assert cli("skills", "import", str(f)).code == 0

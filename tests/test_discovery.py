@@ -89,6 +89,7 @@ def test_another_agents_skill_may_lack_a_description_teachds_own_may_not(tmp_pat
 
 
 def test_config_switches_are_read_and_bad_ones_refused(tmp_path) -> None:
+    """Seed 000 "Discovery pipeline": skills.enabled and the per-provider level switches come from config.yaml."""
     from teachd.config import settings_from_env
     from teachd.errors import BadInput
 
@@ -101,6 +102,7 @@ def test_config_switches_are_read_and_bad_ones_refused(tmp_path) -> None:
 
 
 def test_symlinked_identical_skill_counts_once(tmp_path: Path) -> None:
+    """Seed 000 "Collision and duplicate handling": identical files de-duplicated by realpath (no collision)."""
     a = tmp_path / "a"
     write_skill(a, "linked")
     b = tmp_path / "b"
@@ -112,6 +114,7 @@ def test_symlinked_identical_skill_counts_once(tmp_path: Path) -> None:
 
 
 def test_source_toggle_then_include_then_ignore(layout) -> None:
+    """Seed 000 "Source toggles and filtering": source enabled, then not ignored, then included (globs on the name)."""
     project, user = layout
     roots = default_roots(project, user)
     off = discover(roots, sources={"claude": False})
@@ -121,6 +124,7 @@ def test_source_toggle_then_include_then_ignore(layout) -> None:
 
 
 def test_a_root_skill_shadowed_by_a_provider_is_reported_and_a_bad_skill_excluded(layout, tmp_path) -> None:
+    """Seed 000 "Collision and duplicate handling": a later name is warned of as a collision; a broken skill is excluded, not fatal."""
     project, user = layout
     extra = tmp_path / "extra"
     write_skill(extra, "shared", "from --root")
@@ -147,6 +151,7 @@ def test_a_root_skill_shadowed_by_a_provider_is_reported_and_a_bad_skill_exclude
     ],
 )
 def test_traversal_attempts_are_refused(tmp_path: Path, url: str) -> None:
+    """Seed 000 "skill:// URL behavior": absolute paths and ``..`` rejected; nothing outside the skill is read."""
     write_skill(tmp_path / "root", "s")
     (tmp_path / "root" / "secret.txt").write_text("top secret")
     found = discover(default_roots(tmp_path, tmp_path, extra=[tmp_path / "root"])).by_name()
@@ -155,6 +160,7 @@ def test_traversal_attempts_are_refused(tmp_path: Path, url: str) -> None:
 
 
 def test_symlink_escaping_the_skill_is_refused(tmp_path: Path) -> None:
+    """Seed 000 "skill:// URL behavior": a resolved path escaping the skill's folder is rejected."""
     folder = write_skill(tmp_path / "root", "s")
     (tmp_path / "outside.txt").write_text("outside")
     os.symlink(tmp_path / "outside.txt", folder / "link.txt")
@@ -164,6 +170,9 @@ def test_symlink_escaping_the_skill_is_refused(tmp_path: Path) -> None:
 
 
 def test_reads_skill_md_and_files_with_content_types(tmp_path: Path) -> None:
+    """Seed 000 "skill:// URL behavior": skill://name is SKILL.md, skill://name/path
+    a file (URL-decoded); the name matches exactly; a missing file is "File not
+    found"; .md is text/markdown, anything else text/plain."""
     write_skill(tmp_path / "root", "s", files={"references/my notes.md": "# n", "a.txt": "t"})
     found = discover(default_roots(tmp_path, tmp_path, extra=[tmp_path / "root"])).by_name()
     md = read_skill_url("skill://s", found, None)
@@ -175,8 +184,36 @@ def test_reads_skill_md_and_files_with_content_types(tmp_path: Path) -> None:
         read_skill_url("skill://s/nope.md", found, None)
     with pytest.raises(NotFound):
         read_skill_url("skill://other/x.md", found, None)
+    with pytest.raises(NotFound):  # the name matches exactly: no case folding, no fallback search
+        read_skill_url("skill://S", found, None)
 
 
 def test_parse_skill_url_shapes() -> None:
     assert parse_skill_url("skill://name") == ("name", None)
     assert parse_skill_url("skill://name/a/./b.md") == ("name", "a/b.md")
+
+
+def test_only_one_level_under_a_skills_folder_is_discovered(tmp_path: Path) -> None:
+    """Seed 000 "Directory layout": ``<skills-root>/<skill-name>/SKILL.md``;
+    ``<skills-root>/group/<skill>/SKILL.md`` is not discovered, by a provider
+    or in a custom folder (point ``--root`` at the nested parent instead)."""
+    project, user, extra = tmp_path / "p", tmp_path / "u", tmp_path / "extra"
+    write_skill(project / ".claude/skills/team", "internal", "nested under a group")
+    write_skill(extra / "team", "nested-custom", "nested in a custom folder")
+    write_skill(project / ".claude/skills", "top", "one level down")
+    assert sorted(discover(default_roots(project, user, extra=[extra])).by_name()) == ["top"]
+    assert "internal" in discover(default_roots(project, user, extra=[project / ".claude/skills/team"])).by_name()
+
+
+def test_the_root_option_says_what_discovery_does(cli, tmp_path: Path) -> None:
+    """Seed 000 "Custom-directory skills are merged after provider skills":
+    ``--root``'s help says after, and a provider's skill of the same name wins."""
+    for command in (("skills", "discover"), ("skills", "read"), ("mcp",)):
+        said = " ".join(cli(*command, "--help").out.split())
+        assert "after the providers' folders (a skill of the same name there wins)" in said, command
+    write_skill(tmp_path / ".claude/skills", "same", "the provider's")
+    write_skill(tmp_path / "root", "same", "the root's")
+    import json
+
+    found = json.loads(cli("skills", "discover", "--root", str(tmp_path / "root"), "--json", cwd=tmp_path).out)
+    assert [(s["name"], s["description"]) for s in found["skills"]] == [("same", "the provider's")]

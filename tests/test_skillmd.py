@@ -39,11 +39,13 @@ def test_unreadable_yaml_after_repair_excludes_skill() -> None:
 
 
 def test_missing_description_excludes_skill() -> None:
+    """Seed 000 "SKILL.md frontmatter": the native provider requires a description."""
     with pytest.raises(InvalidSkill, match="no description"):
         parse_skill_md("---\nname: x\n---\nbody", "x")
 
 
 def test_name_defaults_to_folder_and_other_faults_only_warn() -> None:
+    """Seed 000 "SKILL.md frontmatter": name defaults to the folder; globs, alwaysApply and unknown keys kept as metadata."""
     doc = parse_skill_md(
         "---\ndescription: d\nglobs: ['*.py']\nalwaysApply: true\nweird: 1\n---\nbody", "My_Folder"
     )
