@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from teachd.config import Settings  # noqa: E402
 from teachd.runner.feedback import give_feedback  # noqa: E402
-from teachd.runner.session import manifest, visible_skills  # noqa: E402
+from teachd.runner.session import manifest  # noqa: E402
 from teachd.store import SkillContent, SkillStore, open_store  # noqa: E402
 from teachd.store.runs import RunStore  # noqa: E402
 from tests.postgres import fresh_database, postgres_cluster  # noqa: E402
@@ -49,7 +49,7 @@ def measure(store: SkillStore, n: int, calls: int) -> dict[str, tuple[float, flo
     runs = RunStore(store)
     run_id = runs.new_run_id()
     runs.start(run_id, {"skill-00000": 1})
-    out = {"manifest": percentiles(lambda: manifest(visible_skills(store, None)), calls),
+    out = {"manifest": percentiles(lambda: manifest(store, None), calls),
            "load_skill": percentiles(lambda: store.load(f"skill-{n // 2:05d}").loaded(), calls)}
     counter = iter(range(10**9))
     out["feedback"] = percentiles(

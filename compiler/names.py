@@ -101,9 +101,14 @@ def describe(target: dict[str, Any] | None) -> str:
     return f"the **{md_escape(label)}** {noun}" if label else f"the unnamed {noun}"
 
 
+PROMPT_ARGS = "args"  # the /skill:<slug> [args] prompt's own free-form argument (teachd.mcp)
+RESERVED_PARAMS = frozenset({PROMPT_ARGS})
+
+
 def param_name(target: dict[str, Any] | None, taken: set[str]) -> str:
     """A snake_case name from the field's label/name/placeholder, unique among
-    ``taken``; never from what it held (``value`` only when nothing names it)."""
+    ``taken``; never from what it held (``value`` only when nothing names it),
+    never a reserved name (an "Args" field is ``args_2``)."""
     attrs = (target or {}).get("attrs") or {}
     base = ""
     for value in ((target or {}).get("label"), attrs.get("aria-label"), (target or {}).get("name"),
@@ -116,7 +121,7 @@ def param_name(target: dict[str, Any] | None, taken: set[str]) -> str:
     if base[0].isdigit():
         base = "v_" + base
     name, n = base, 2
-    while name in taken:
+    while name in taken or name in RESERVED_PARAMS:
         name, n = f"{base}_{n}", n + 1
     taken.add(name)
     return name

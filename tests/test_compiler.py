@@ -236,3 +236,14 @@ def test_compile_save_creates_then_versions_the_same_slug(cli, tmp_path: Path) -
     assert shown["name"] == "Submit an expense report"
     md = cli("skills", "export", "taught-submit-an-expense-report").out
     assert md == (tmp_path / "taught-submit-an-expense-report" / "SKILL.md").read_text()
+
+
+def test_a_field_named_args_never_takes_the_prompts_own_argument_name() -> None:
+    """Seed 000 ``/skill:<name> [args]``: ``args`` is the prompt's free-form
+    argument, so a demonstrated field labelled "Args" becomes ``args_2``."""
+    from compiler.names import PROMPT_ARGS, param_name
+
+    taken: set[str] = set()
+    assert param_name({"label": "Args"}, taken) == f"{PROMPT_ARGS}_2"
+    assert param_name({"label": "Args"}, taken) == f"{PROMPT_ARGS}_3"
+    assert param_name({"label": "Amount"}, taken) == "amount"

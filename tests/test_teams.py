@@ -469,3 +469,33 @@ def test_the_owner_sees_a_grantees_runs_of_their_skill_and_not_of_a_namesake(tea
     assert by_carol not in {r["run_id"] for r in seen} and loaded_only not in {r["run_id"] for r in seen}
     assert [r["run_id"] for r in RunStore(carol).of_skill("expenses")] == [by_carol]
     assert [r["run_id"] for r in RunStore(bob).of_skill("expenses")] == [by_bob]  # a grantee: their own only
+
+
+def test_the_manifest_reads_what_the_full_view_reads_and_is_never_stale(team) -> None:
+    """The manifest reads only names and descriptions (remembered per
+    ciphertext): it equals the full view's, owned and shared, and follows
+    an update, a restore, a disable, a delete and a re-made skill at once."""
+    from teachd.runner.session import manifest
+
+    alice, bob = team["alice"], team["bob"]
+
+    def full(store: SkillStore) -> list[dict[str, str]]:
+        return [{"slug": s.slug, "name": s.current.name, "description": s.current.description}
+                for s in visible_skills(store, None)]
+
+    skill(alice, "expenses")
+    skill(bob, "bobs-own")
+    GrantStore(alice).share("expenses", "bob")
+    assert manifest(bob, None) == full(bob) and [m["slug"] for m in full(bob)] == ["bobs-own", "expenses"]
+    before = manifest(alice, None)
+    alice.update("expenses", SkillContent(name="Expenses", description="Second words.", instructions="# E\n"))
+    assert manifest(alice, None) == full(alice) and manifest(alice, None)[0]["description"] == "Second words."
+    assert manifest(bob, None) == full(bob)
+    alice.restore("expenses", 1)
+    assert manifest(alice, None) == before
+    alice.set_enabled("expenses", False)
+    assert manifest(alice, None) == [] and manifest(bob, None) == full(bob)
+    alice.delete("expenses")
+    alice.create("expenses", SkillContent(name="Remade", description="Made again.", instructions="# R\n"))
+    assert manifest(alice, None) == [{"slug": "expenses", "name": "Remade", "description": "Made again."}]
+    assert manifest(alice, ["nothing-bound"]) == []

@@ -99,10 +99,9 @@ def show(app: App, slug: str, as_json: bool) -> None:
 def manifest(app: App, profile: str | None, as_json: bool) -> None:
     """What a run may load: slug, name and description of each enabled skill."""
     from teachd.runner.session import manifest as manifest_of
-    from teachd.runner.session import visible_skills
     from teachd.store.profiles import resolve_profile
 
-    items = manifest_of(visible_skills(app.store, resolve_profile(app.settings, app.store, profile)))
+    items = manifest_of(app.store, resolve_profile(app.settings, app.store, profile))
     emit(
         as_json,
         items,

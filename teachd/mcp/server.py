@@ -43,6 +43,7 @@ from mcp_types import Resource as MCPResource
 from mcp_types import Tool as MCPTool
 from pydantic import Field
 
+from compiler.names import PROMPT_ARGS
 from compiler.plan import PlanError, Procedure
 from teachd import __version__
 from teachd.errors import NotFound, TeachdError
@@ -86,7 +87,7 @@ While a loaded skill requires approval, each call asks the person first
 the loaded taught skills' allowed sites."""
 
 SKILL_URI = "skill://"
-ARGS = "args"  # /skill:<slug> [args]: what the person typed after the command
+ARGS = PROMPT_ARGS  # /skill:<slug> [args]: what the person typed after the command (no parameter's name)
 ARGS_SAY = "what you typed after /skill:<name>, passed to the skill as User: <args>"
 T = TypeVar("T")
 IDLE_AFTER = 1800.0  # seconds: the SDK's own idle timeout for a streamable HTTP session
@@ -240,9 +241,10 @@ class TeachdMCP(MCPServer):
         if self.idle_after is None:
             return []
         now = time.monotonic() if now is None else now
+        limit = self.idle_after
         with self._lock:
             idle = [key for key, seen in self._seen.items()
-                    if now - seen > min(self.idle_after, SESSIONLESS_IDLE if key[1] == SESSIONLESS else 1e12)
+                    if now - seen > (min(limit, SESSIONLESS_IDLE) if key[1] == SESSIONLESS else limit)
                     and key in self._runs and not self._busy.get(id(self._runs[key]))]
         return [rid for person, session in idle if (rid := self.end(person, session))]
 
@@ -299,7 +301,9 @@ class TeachdMCP(MCPServer):
 
     async def list_tools(self) -> list[MCPTool]:
         tools = await super().list_tools()
-        stored = [f"- {m['slug']}: {m['name']} — {m['description']}" for m in manifest(self.visible())]
+        services = self.current()
+        stored = [f"- {m['slug']}: {m['name']} — {m['description']}"
+                  for m in manifest(services.runs.skills, services.opts.profile)]
         on_disk = [f"- {d.name}: {d.description or '(no description)'} [disk skill, read-only: {d.source}]"
                    for d in self.on_disk()]
         listed = "\n".join(stored + on_disk) or "- (none: teach one with teachd teach)"

@@ -20,8 +20,11 @@ def mentions(task: str) -> list[str]:
     return sorted(set(MENTION.findall(task or "")))
 
 
-def manifest(skills: Sequence[Skill]) -> list[dict[str, str]]:
-    return [{"slug": s.slug, "name": s.current.name, "description": s.current.description} for s in skills]
+def manifest(store: SkillStore, profile: Sequence[str] | None) -> list[dict[str, str]]:
+    """What an agent is offered: slug, name, description of each skill
+    ``visible_skills`` gives, read without their bodies (``SkillStore.manifest``)."""
+    listed = store.manifest(enabled_only=True, shared=True)
+    return [m for m in listed if profile is None or m["slug"] in profile]
 
 
 def visible_skills(store: SkillStore, profile: Sequence[str] | None) -> list[Skill]:
@@ -40,7 +43,7 @@ class RunSession:
         return self.profile is None or slug in self.profile
 
     def manifest(self) -> list[dict[str, str]]:
-        return manifest(visible_skills(self.store, self.profile))
+        return manifest(self.store, self.profile)
 
     def auto_load(self) -> list[str]:
         """A run that uses the computer loads the owner's own enabled taught

@@ -620,9 +620,8 @@ async def manifest(request: Request) -> JSONResponse:
       200: {description: the manifest}
     """
     from teachd.runner.session import manifest as manifest_of
-    from teachd.runner.session import visible_skills
 
-    return JSONResponse(manifest_of(visible_skills(daemon(request).store, None)))
+    return JSONResponse(manifest_of(daemon(request).store, None))
 
 
 async def grants_list(request: Request) -> JSONResponse:

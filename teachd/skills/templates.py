@@ -7,6 +7,7 @@ installed wheel finds it as the checkout does."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 
 from teachd.errors import BadInput, NotFound
@@ -24,8 +25,9 @@ class Template:
     instructions: str
 
 
-def templates() -> list[Template]:
-    """Every shipped template, by name."""
+@cache
+def _shipped() -> tuple[Template, ...]:
+    """Read once: the package's files do not change while it runs."""
     found = []
     folder = resources.files("teachd.skills").joinpath("templates")
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
@@ -34,7 +36,12 @@ def templates() -> list[Template]:
             doc = parse_skill_md(skill_md.read_text(encoding="utf-8"), entry.name)
             title = str(doc.metadata.get("display-name") or doc.name)
             found.append(Template(doc.name, title, doc.description, doc.body.lstrip("\n")))
-    return found
+    return tuple(found)
+
+
+def templates() -> list[Template]:
+    """Every shipped template, by name."""
+    return list(_shipped())
 
 
 def template(name: str) -> Template:

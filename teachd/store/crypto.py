@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
+from collections import OrderedDict
 from pathlib import Path
 
 from cryptography.exceptions import InvalidTag
@@ -48,9 +50,32 @@ def create_key(path: Path) -> bytes:
     return key
 
 
+MEMO_ENTRIES = 50_000  # small fields remembered (names, descriptions): a few MB for 25,000 skills
+
+
 class Cipher:
     def __init__(self, key: bytes) -> None:
         self._aead = AESGCM(key)
+        self._memo: OrderedDict[tuple[str, str, int, str, bytes], str] = OrderedDict()
+        self._memo_lock = threading.Lock()
+
+    def open_remembered(self, owner: str, slug: str, version: int, field: str, blob: bytes) -> str:
+        """``open``, remembering the clear text of small fields (a manifest's
+        names and descriptions) in this process's memory only. Keyed by the
+        ciphertext itself: every write seals anew (a fresh nonce), so a new
+        version, a restore, a rotated key or a deleted and re-made skill is a
+        different key, and nothing stale is ever answered."""
+        key = (owner, slug, version, field, bytes(blob))
+        with self._memo_lock:
+            if key in self._memo:
+                self._memo.move_to_end(key)
+                return self._memo[key]
+        plain = self.open(owner, slug, version, field, key[4])
+        with self._memo_lock:
+            self._memo[key] = plain
+            while len(self._memo) > MEMO_ENTRIES:
+                self._memo.popitem(last=False)
+        return plain
 
     @staticmethod
     def _ad(owner: str, slug: str, version: int, field: str) -> bytes:

@@ -99,6 +99,31 @@ class SkillStore:
         ``shared`` adds those granted to them, their own slugs first."""
         cols = ("s.slug, s.owner, s.enabled, s.current_version, s.created_at, s.updated_at, s.origin, "
                 "v.version, v.created_at AS version_created_at, " + ", ".join(f"v.{f}" for f in _ENCRYPTED))
+        rows, access = self._current(cols, enabled_only, shared)
+        return [self._skill(r, self._version({**r, "created_at": r["version_created_at"]}).content,
+                            access[(str(r["owner"]), str(r["slug"]))]) for r in rows]
+
+    def manifest(self, enabled_only: bool = True, shared: bool = True) -> list[dict[str, str]]:
+        """What an agent's list shows of each skill (slug, name, description),
+        as ``all`` orders them, reading only those two fields: a session of an
+        organisation's 10,000 skills starts without decrypting their bodies,
+        and names already read are remembered (``Cipher.open_remembered``)."""
+        rows, _access = self._current("s.slug, s.owner, s.current_version, v.name, v.description",
+                                      enabled_only, shared)
+        out = []
+        for r in rows:
+            owner, slug, version = str(r["owner"]), str(r["slug"]), int(r["current_version"])
+            out.append({"slug": slug,
+                        "name": self.cipher.open_remembered(owner, slug, version, "name", r["name"]),
+                        "description": self.cipher.open_remembered(owner, slug, version, "description",
+                                                                   r["description"])})
+        return out
+
+    def _current(self, cols: str, enabled_only: bool,
+                 shared: bool) -> tuple[list[Row], dict[tuple[str, str], str]]:
+        """The rows (``cols`` of a skill joined to its current version) the
+        person reaches — their own, then with ``shared`` those granted to
+        them under a slug of their own — and the access each gives."""
         current = ("JOIN skill_versions v ON v.owner = s.owner AND v.slug = s.slug"
                    " AND v.version = s.current_version")
         on = " AND s.enabled = 1" if enabled_only else ""
@@ -118,8 +143,7 @@ class SkillStore:
                     rows.append(r)
                     access[key] = granted[key]
             rows.sort(key=lambda r: str(r["slug"]))
-        return [self._skill(r, self._version({**r, "created_at": r["version_created_at"]}).content,
-                            access[(str(r["owner"]), str(r["slug"]))]) for r in rows]
+        return rows, access
 
     def exists(self, slug: str) -> bool:
         """The person's own skill (a shared one of the same slug does not count)."""
