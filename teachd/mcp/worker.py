@@ -3,8 +3,9 @@
 Playwright's sync API belongs to the thread that started it, and the replay
 executor is sync; the MCP server is async. So every browser job of a session
 runs, one at a time and in order, on this thread, and the server awaits its
-future. The browser starts on the first job that needs it, and is closed
-with the session.
+future. The browser starts on the first job that needs it, starts again for
+the next job when Chromium went away (killed, crashed), and is closed with
+the session.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ class Browser:
     def follow(self, page: Page) -> None:
         self.page = page
         page.on("close", lambda _p: self._back())
+
+    def alive(self) -> bool:
+        browser = self.context.browser
+        return browser is None or browser.is_connected()
 
     def _back(self) -> None:
         open_pages = [p for p in self.context.pages if not p.is_closed()]
@@ -75,20 +80,28 @@ class BrowserWorker:
 
     def _serve(self) -> None:
         try:
-            with open_chromium(self.opts) as (context, page):
-                browser = Browser(context, page)
-                context.on("page", browser.follow)
-                while (item := self._jobs.get()) is not None:
-                    job, future = item
-                    if future.set_running_or_notify_cancel():
-                        try:
-                            future.set_result(job(browser))
-                        except BaseException as exc:  # the caller gets it, the thread goes on
-                            future.set_exception(exc)
+            pending = None  # a job taken while the browser was found gone: it runs on the next one
+            while True:
+                with open_chromium(self.opts) as (context, page):
+                    browser = Browser(context, page)
+                    context.on("page", browser.follow)
+                    while (item := pending or self._jobs.get()) is not None:
+                        pending = None
+                        if not browser.alive():  # Chromium was killed or crashed: a fresh one for this job
+                            pending = item
+                            break
+                        job, future = item
+                        if future.set_running_or_notify_cancel():
+                            try:
+                                future.set_result(job(browser))
+                            except BaseException as exc:  # the caller gets it, the thread goes on
+                                future.set_exception(exc)
+                    else:
+                        return
         except BaseException as exc:  # the browser would not start: every waiting job hears why
             with self._lock:  # no job can slip in between the last look and the thread's end
                 self._thread = None
-                for future in self._waiting():
+                for future in [*([pending[1]] if pending else []), *self._waiting()]:
                     with contextlib.suppress(Exception):
                         future.set_exception(exc)
             if not isinstance(exc, Exception):

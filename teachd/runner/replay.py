@@ -609,7 +609,10 @@ class Replayer:
                     raise type(exc)(clean) from None
                 raise
             except PlaywrightError as exc:  # Playwright's own errors: a halt, named
-                msg = self.scrubber.scrub(f"step {n}: {str(exc).splitlines()[0]}")
+                first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                if self.browser_gone():
+                    first = f"the browser went away ({first})"
+                msg = self.scrubber.scrub(f"step {n}: {first}")
                 self._end(StepResult(n, action, "halted", msg, **self._timing(began)))
                 raise Halt(msg) from None
             self._end(StepResult(n, action, "ok", step.describe or "", via, **self._timing(began)))
@@ -622,6 +625,11 @@ class Replayer:
                 raise Halt(clean) from None
             raise
         self.notes = [self.scrubber.scrub(note) for note in self.notes]
+
+    def browser_gone(self) -> bool:
+        """Chromium itself is gone (killed, crashed): not a fault of the page."""
+        browser = self.context.browser
+        return browser is not None and not browser.is_connected()
 
     # -- watching -----------------------------------------------------------
     def _timing(self, began: float) -> dict[str, Any]:
