@@ -295,17 +295,17 @@ class TeachdMCP(MCPServer):
         return visible_skills(services.runs.skills, services.opts.profile)
 
     # -- tools --------------------------------------------------------------
-    def on_disk(self) -> list[DiskSkill]:
+    def on_disk(self, store_slugs: list[str] | None = None) -> list[DiskSkill]:
         """The disk skills this request's person is served, after the store's."""
-        return self.current().disk_skills()
+        return self.current().disk_skills(store_slugs)
 
     async def list_tools(self) -> list[MCPTool]:
         tools = await super().list_tools()
         services = self.current()
-        stored = [f"- {m['slug']}: {m['name']} — {m['description']}"
-                  for m in manifest(services.runs.skills, services.opts.profile)]
+        listing = manifest(services.runs.skills, services.opts.profile)
+        stored = [f"- {m['slug']}: {m['name']} — {m['description']}" for m in listing]
         on_disk = [f"- {d.name}: {d.description or '(no description)'} [disk skill, read-only: {d.source}]"
-                   for d in self.on_disk()]
+                   for d in self.on_disk([m["slug"] for m in listing])]
         listed = "\n".join(stored + on_disk) or "- (none: teach one with teachd teach)"
         return [t.model_copy(update={"description": LOAD_SKILL + listed}) if t.name == "load_skill" else t
                 for t in tools]

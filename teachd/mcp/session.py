@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -29,7 +29,7 @@ from teachd.runner.guard import Layer, RequestGuard, element_location, focused_l
 from teachd.runner.replay import Halt, Replayer, plain
 from teachd.runner.run import RunOptions, prepare, replay
 from teachd.runner.secrecy import Scrubber
-from teachd.runner.session import RunSession, visible_skills
+from teachd.runner.session import RunSession
 from teachd.server.secrets import SecretSource, Ticket, wait_for_secret
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.rules import RuleStore
@@ -66,14 +66,21 @@ class Services:
     approvals_page: Callable[[], str | None] = anywhere
     disk: DiskShelf | None = None  # the disk skills served beside the store's: the local person's only
 
-    def disk_skills(self) -> list[DiskSkill]:
-        """The disk skills served: after the store's visible ones, none of
-        their names; none when a profile binds exactly its skills."""
+    def disk_skills(self, store_slugs: Iterable[str] | None = None) -> list[DiskSkill]:
+        """The disk skills served: after the store's visible ones (``store_slugs``
+        when the caller has them), none of their names; none when a profile
+        binds exactly its skills."""
         if self.disk is None or self.opts.profile is not None:
             return []
-        return self.disk.beside(s.slug for s in visible_skills(self.runs.skills, None))
+        if store_slugs is None:
+            store_slugs = [m["slug"] for m in self.runs.skills.manifest()]  # names only, remembered
+        return self.disk.beside(store_slugs)
 
     def disk_skill(self, slug: str) -> DiskSkill | None:
+        """The disk skill ``slug`` names, if one is served (the store is asked
+        only when the disk has a skill of that name)."""
+        if self.disk is None or self.opts.profile is not None or slug not in self.disk.skills():
+            return None
         return next((d for d in self.disk_skills() if d.name == slug), None)
 
     def stop(self) -> None:
