@@ -303,7 +303,8 @@ class BrowserCapture:
                                     "height": box["h"]}, timeout=2000, animations="disabled")
         return Image.open(io.BytesIO(png)).convert("RGB")
 
-    def _store_crop(self, data: dict[str, Any], img: Any, box: dict[str, int]) -> tuple[str, dict[str, Any]]:
+    def _store_crop(self, data: dict[str, Any], img: Any,
+                    box: dict[str, int]) -> tuple[str | None, dict[str, Any]]:
         """Black out every sensitive field, then write the crop and its fingerprint."""
         target = data.get("target") or {}
         boxes = list(data.get("sensitive_boxes") or [])

@@ -61,6 +61,7 @@ class Outcome:
     reason: str
     events: int
     frames: int
+    disk_full: str | None = None  # the write that failed: the recording stopped there, whole up to it
 
 
 def new_recording_id(now: datetime | None = None) -> str:
@@ -158,6 +159,9 @@ def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Out
                 opts.on_ready({"recording_dir": str(opts.folder), "cdp_port": opts.cdp_port})
             commands = Commands(opts.control)
             while not stop.is_set():
+                if writer.failure is not None:  # the disk is full: stop here, what was written is whole
+                    reason["value"] = "the disk is full"
+                    break
                 live = [p for p in ctx.pages if not p.is_closed()]
                 if not live:
                     reason["value"] = "browser closed"
@@ -200,7 +204,9 @@ def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Out
                 writer.put("stop", reason=reason["value"], **lost)
             writer.close(complete=ok)
         _rmtree_quiet(profile)
-    return Outcome(opts.folder, reason["value"], writer.written if writer else 0, frames)
+    failure = writer.failure if writer else None
+    return Outcome(opts.folder, reason["value"], writer.written if writer else 0, frames,
+                   disk_full=(failure.strerror or str(failure)) if failure else None)
 
 
 class Commands:

@@ -4,10 +4,13 @@ Producers (browser binding, OS listeners) never block: they ``put`` and go.
 One writer thread numbers the events, appends each as a JSON line and flushes
 it at once (a killed recorder loses only what is still in the queue); it
 fsyncs at most every 100 ms so a power cut costs no more than that either.
+A disk that fills up stops the writing at the last whole line (``failure``
+says why): what was written stays a Recording the compiler reads.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -69,6 +72,8 @@ class EventWriter:
         self._queue: queue.Queue[dict[str, Any] | Slot | None] = queue.Queue()
         self._seq = 0
         self.written = 0
+        self.failure: OSError | None = None  # the write that failed (a full disk): nothing more is written
+        self._whole = os.fstat(fd).st_size  # bytes up to the last whole line
         self._thread = threading.Thread(target=self._run, name="teachd-writer", daemon=True)
         self._thread.start()
 
@@ -87,11 +92,19 @@ class EventWriter:
         self._queue.put(slot)
         return slot
 
-    def write_frame(self, name: str, png: bytes) -> str:
+    def write_frame(self, name: str, png: bytes) -> str | None:
+        """The crop's path in the recording; None when the disk could not take
+        it (no half picture is left, and ``failure`` says why)."""
         rel = f"frames/{name}"
-        fd = os.open(self.folder / rel, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(png)
+        try:
+            fd = os.open(self.folder / rel, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(png)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                (self.folder / rel).unlink(missing_ok=True)
+            self.failure = self.failure or exc
+            return None
         return rel
 
     def _run(self) -> None:
@@ -106,23 +119,47 @@ class EventWriter:
                     continue  # the producer failed: the event is dropped, order kept
                 item = {"type": item.type, "t": item.t, **item.fields, "_ticket": item.ticket}
             ticket: Ticket = item.pop("_ticket")
+            if self.failure is not None:  # the disk is full: the rest is dropped, said by ``failure``
+                ticket.settle(None)
+                continue
             line = {"v": FORMAT_VERSION, "seq": self._seq, **item}
+            text = json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n"
+            try:
+                self._fh.write(text)
+                self._fh.flush()
+                now = time.monotonic()
+                if now - last_sync >= FSYNC_INTERVAL or self._queue.empty():
+                    os.fsync(self._fh.fileno())
+                    last_sync = now
+            except OSError as exc:
+                self._fail(exc)
+                ticket.settle(None)
+                continue
             self._seq += 1
-            self._fh.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
-            self._fh.flush()
+            self._whole += len(text.encode("utf-8"))
             ticket.settle(line["seq"])
-            now = time.monotonic()
-            if now - last_sync >= FSYNC_INTERVAL or self._queue.empty():
-                os.fsync(self._fh.fileno())
-                last_sync = now
             self.written += 1
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        if self.failure is None:
+            try:
+                self._fh.flush()
+                os.fsync(self._fh.fileno())
+            except OSError as exc:
+                self._fail(exc)
+
+    def _fail(self, exc: OSError) -> None:
+        """Stop writing, the file cut back to its last whole line."""
+        self.failure = self.failure or exc
+        with contextlib.suppress(OSError):
+            os.ftruncate(self._fh.fileno(), self._whole)
 
     def close(self, complete: bool = True) -> None:
         """Drain the queue and close; an incomplete recording keeps its marker."""
         self._queue.put(None)
         self._thread.join(timeout=10)
-        self._fh.close()
+        with contextlib.suppress(OSError):  # a full disk: the text buffer may still hold a part line
+            self._fh.close()
+        if self.failure is not None:
+            with contextlib.suppress(OSError):
+                os.truncate(self.folder / "events.jsonl", self._whole)
         if complete:
             (self.folder / INCOMPLETE_MARKER).unlink(missing_ok=True)

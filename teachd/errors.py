@@ -91,6 +91,16 @@ class Unavailable(TeachdError):
     exit_code = 69  # EX_UNAVAILABLE
     http_status = 503
 
+    def __init__(self, message: str, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after  # seconds: a passing outage (the store restarting): Retry-After
+
+
+def http_headers(exc: TeachdError) -> dict[str, str]:
+    """What an HTTP answer carries beside its status: Retry-After for a passing outage."""
+    after = getattr(exc, "retry_after", None)
+    return {"Retry-After": str(after)} if after else {}
+
 
 def as_teachd_error(exc: BaseException) -> TeachdError | None:
     """The recorder's or compiler's failure as a teachd error; None for anything

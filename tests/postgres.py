@@ -28,6 +28,14 @@ class Cluster(str):
     """The cluster's URL (a str), with its data folder: what it writes to disk."""
 
     data: Path
+    ctl: list[str]  # pg_ctl for this cluster, as the user it runs as
+
+    def stop(self) -> None:
+        """The server goes away under its clients (an admin's restart, a crash)."""
+        subprocess.run([*self.ctl, "-m", "fast", "-w", "stop"], check=True, capture_output=True, timeout=60)
+
+    def start(self) -> None:
+        subprocess.run([*self.ctl, "-w", "start"], check=True, capture_output=True, timeout=60)
 
     def written(self) -> bytes:
         """Every byte of the cluster's files, after a checkpoint (so the tables are on disk too)."""
@@ -58,6 +66,7 @@ def postgres_cluster() -> Iterator[Cluster]:
                     "start"], **run)  # type: ignore[call-overload]
     cluster = Cluster(f"postgresql://teachd@127.0.0.1:{port}/postgres")
     cluster.data = data
+    cluster.ctl = [*prefix, _bin("pg_ctl"), "-D", str(data), "-o", opts, "-l", str(root / "log")]
     try:
         yield cluster
     finally:

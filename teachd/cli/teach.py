@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
-from teachd.errors import BadInput, Conflict, NotFound, TeachdError, component_errors
+from teachd.errors import BadInput, Conflict, NotFound, TeachdError, Unavailable, component_errors
 from teachd.teach.process import CONTROL_FILE, TEACH_LOCK
 
 if TYPE_CHECKING:
@@ -129,6 +129,10 @@ def teach(app: App, name: str | None, url: str | None, repair_run: str | None, e
         raise
     finally:
         lock.release()
+    if outcome.disk_full:
+        raise Unavailable(f"the disk holding {folder.parent} is full ({outcome.disk_full}): the recording "
+                          f"stopped after {outcome.events} events, kept whole in {folder}; free some space, "
+                          f"then `teachd compile {folder} --save`")
     if as_json:
         click.echo(json.dumps({"event": "stopped", "reason": outcome.reason, "events": outcome.events,
                                "crops": outcome.frames}), err=True)

@@ -26,7 +26,7 @@ from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS
+from mcp.types import INTERNAL_ERROR, INVALID_PARAMS
 from mcp_types import (
     ElicitRequest,
     ElicitRequestFormParams,
@@ -264,13 +264,16 @@ class TeachdMCP(MCPServer):
             self._reaper.start()
 
     async def _start_on_initialize(self, ctx: Any, call_next: Any) -> Any:
-        """Every request answers as its person. At initialize the session's
+        """Every request answers as its person, and a teachd error as a
+        JSON-RPC error that says it. At initialize the session's
         run starts: its skills load, their approvals hold from the first call.
         (Over HTTP the session id comes with the answer, so there the first
         call starts it.)"""
         token = _PERSON.set(_person(ctx))
         try:
             result = await call_next(ctx)
+        except TeachdError as exc:  # a listing or read that failed (the store away): said, never a traceback
+            raise MCPError(INTERNAL_ERROR, str(exc)) from None
         finally:
             _PERSON.reset(token)
         if ctx.method == "initialize" and ctx.request is None:

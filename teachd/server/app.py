@@ -23,7 +23,7 @@ from starlette.schemas import SchemaGenerator
 
 from teachd import __version__
 from teachd.config import Settings
-from teachd.errors import TeachdError, as_teachd_error
+from teachd.errors import TeachdError, as_teachd_error, http_headers
 from teachd.mcp.secrets import remove_daemon_file, write_daemon_file
 from teachd.server import api, pages, runs_api
 from teachd.server.security import (
@@ -91,7 +91,7 @@ async def _error(request: Request, exc: Exception) -> Response:
     mapped = exc if isinstance(exc, TeachdError) else as_teachd_error(exc)
     if mapped is None:
         return JSONResponse({"error": "internal error"}, status_code=500)
-    return JSONResponse({"error": str(mapped)}, status_code=mapped.http_status)
+    return JSONResponse({"error": str(mapped)}, status_code=mapped.http_status, headers=http_headers(mapped))
 
 
 def create_app(settings: Settings, host: str, port: int, login_code: str | None = None, *,

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from teachd.errors import KeyProblem
+from teachd.errors import KeyProblem, Unavailable, http_headers
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -271,14 +271,19 @@ class Guard:
             await _plain(send, 404, "this daemon has no OAuth or other discovery documents: "
                                     "authenticate with Authorization: Bearer <token>")
             return
-        bearer_user = self.sessions.bearer_user(header_of(scope, b"authorization"))
+        try:  # who is asking: the store says (a store that is away answers 503, never a traceback)
+            bearer_user = self.sessions.bearer_user(header_of(scope, b"authorization"))
+            sid = None if bearer_user is not None else cookie_of(scope, self.sessions.cookie)
+            cookie_user = self.sessions.session_user(sid) if sid else None
+        except Unavailable as exc:
+            said = [(k.lower().encode(), v.encode()) for k, v in http_headers(exc).items()]
+            await _plain(send, 503, str(exc), said)
+            return
         bearer = bearer_user is not None
         if path == "/mcp" and not bearer:  # an agent's endpoint: the token only, never a cookie
             await _plain(send, 401, "authenticate: Authorization: Bearer <token>",
                          [(b"www-authenticate", b"Bearer")])
             return
-        sid = None if bearer else cookie_of(scope, self.sessions.cookie)
-        cookie_user = self.sessions.session_user(sid) if sid else None
         presented = header_of(scope, KEY_HEADER)
         if presented is None and scope["method"] == "GET" and _STREAM.fullmatch(path):
             presented = _query_key(scope)  # an EventSource sends no headers: its key rides in the URL

@@ -16,6 +16,7 @@ from teachd.server.secrets import SecretDesk, person_settings
 from teachd.server.security import Sessions
 from teachd.store import SkillStore, open_store
 from teachd.store.approvals import ApprovalQueue
+from teachd.store.orphans import end_orphans
 from teachd.store.rules import RuleStore
 from teachd.store.runs import RunStore
 from teachd.store.users import UserStore
@@ -46,6 +47,7 @@ class Daemon:
     @classmethod
     def open(cls, settings: Settings, sessions: Sessions, login_code: str) -> Daemon:
         store = open_store(settings)
+        end_orphans(store)  # runs a killed daemon left "running": aborted where they stopped
         runs = RunStore(store)
         approvals, desk = ApprovalQueue(store), SecretDesk().for_person(store.owner)
         sessions.who = UserStore(store.db).who  # a person's own token is theirs, checked per request

@@ -8,6 +8,7 @@ is the same small interface on PostgreSQL, for teams.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -16,7 +17,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from teachd.errors import Unavailable
+
 Row = dict[str, Any]
+_SQLITE_IOERR, _SQLITE_FULL = 10, 13  # SQLite's primary result codes
+_NEARLY_FULL = 1024 * 1024  # bytes free under which an I/O error is the disk being full
 
 
 class Transaction(Protocol):
@@ -64,10 +69,11 @@ class SQLiteDatabase:
         if new:
             path.chmod(0o600)
         self._conn.row_factory = sqlite3.Row
-        self._conn.execute("PRAGMA foreign_keys = ON")
-        self._conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-        self._conn.execute("PRAGMA journal_mode = WAL")
-        self._conn.execute("PRAGMA synchronous = FULL")
+        with self._disk_errors():  # the WAL's files are made now: a full disk says so here already
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            self._conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute("PRAGMA synchronous = FULL")
         # One connection, shared by the daemon's threads (requests, runs): a
         # transaction holds it whole, so two threads never interleave one.
         self._lock = threading.RLock()
@@ -75,19 +81,43 @@ class SQLiteDatabase:
     @contextmanager
     def atomic(self) -> Iterator[_SQLiteTx]:
         """A write transaction that takes the lock up front (BEGIN IMMEDIATE),
-        so two writers serialize instead of failing on upgrade."""
-        with self._lock:
+        so two writers serialize instead of failing on upgrade. A disk that
+        fills up fails it whole (SQLite rolls it back): said as ``Unavailable``."""
+        with self._lock, self._disk_errors():
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield _SQLiteTx(self._conn)
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                if self._conn.in_transaction:  # SQLite may have rolled back already (a full disk)
+                    self._conn.execute("ROLLBACK")
                 raise
-            self._conn.execute("COMMIT")
+            try:
+                self._conn.execute("COMMIT")
+            except sqlite3.Error:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        with self._lock:
+        with self._lock, self._disk_errors():
             return _SQLiteTx(self._conn).execute(sql, params)
+
+    @contextmanager
+    def _disk_errors(self) -> Iterator[None]:
+        """SQLite's "disk I/O error" and "database or disk is full" as one
+        line that says what to do; nothing of the transaction was kept."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            primary = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+            if primary not in (_SQLITE_IOERR, _SQLITE_FULL):
+                raise
+            free = shutil.disk_usage(self.path.parent).free
+            if primary == _SQLITE_FULL or free < _NEARLY_FULL:
+                raise Unavailable(f"the disk holding {self.path.parent} is full ({free // 1024} KB free): "
+                                  "nothing was saved; free some space and try again") from None
+            raise Unavailable(f"the store's disk could not be written or read ({exc}): "
+                              "nothing was saved") from None
 
     def migrate(self, migrations: Sequence[tuple[str, str]]) -> list[str]:
         with self.atomic() as tx:

@@ -228,3 +228,14 @@ MIGRATIONS.append(
         """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0009_run_runner",
+        # Which process runs a run (host:pid): a daemon that starts again after
+        # a kill ends the runs whose process is gone, as aborted (store/orphans.py).
+        """
+        ALTER TABLE runs ADD COLUMN runner TEXT
+        """,
+    )
+)

@@ -15,7 +15,7 @@ import hashlib
 import re
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import psycopg
@@ -41,12 +41,20 @@ def ddl(sql: str) -> str:
     return sql
 
 
+RETRY_AFTER = 5  # seconds a client is told to wait while the store is unreachable
+
+
+def _gone(exc: Exception) -> Unavailable:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return Unavailable(f"the PostgreSQL store is unreachable ({first}); try again in a few seconds",
+                       retry_after=RETRY_AFTER)
+
+
 def _connect(url: str) -> psycopg.Connection[Any]:
     try:
         return psycopg.connect(url, autocommit=True, row_factory=dict_row, connect_timeout=10)
     except psycopg.OperationalError as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise Unavailable(f"cannot reach the PostgreSQL store: {first}") from None
+        raise _gone(exc) from None
 
 
 class _PgTx:
@@ -59,19 +67,43 @@ class _PgTx:
 
 
 class PostgresDatabase:
+    """One connection, shared by the daemon's threads. When the server goes
+    away (a restart, a failover) the call under way fails as ``Unavailable``
+    — nothing it wrote was committed, so nothing acknowledged is lost — and
+    the next call connects again by itself."""
+
     def __init__(self, url: str) -> None:
         self.url = url
-        self._conn = _connect(url)
-        self._lock = threading.RLock()  # one connection, shared by the daemon's threads
+        self._conn: psycopg.Connection[Any] | None = _connect(url)
+        self._lock = threading.RLock()
+
+    def _live(self) -> psycopg.Connection[Any]:
+        conn = self._conn
+        if conn is None or conn.closed or conn.broken:
+            if conn is not None:
+                with suppress(Exception):
+                    conn.close()
+            self._conn = None
+            self._conn = conn = _connect(self.url)  # Unavailable while the server is still away
+        return conn
 
     @contextmanager
     def atomic(self) -> Iterator[_PgTx]:
-        with self._lock, self._conn.transaction():
-            yield _PgTx(self._conn)
+        with self._lock:
+            conn = self._live()
+            try:
+                with conn.transaction():
+                    yield _PgTx(conn)
+            except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+                raise _gone(exc) from None
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         with self._lock:
-            return _PgTx(self._conn).execute(sql, params)
+            conn = self._live()
+            try:
+                return _PgTx(conn).execute(sql, params)
+            except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+                raise _gone(exc) from None
 
     def migrate(self, migrations: Sequence[tuple[str, str]]) -> list[str]:
         with self.atomic() as tx:
@@ -82,7 +114,8 @@ class PostgresDatabase:
         return AdvisoryLeader(self.url, name)
 
     def close(self) -> None:
-        self._conn.close()
+        if self._conn is not None:
+            self._conn.close()
 
 
 class AdvisoryLeader:

@@ -17,6 +17,7 @@ from typing import Any
 
 from teachd.errors import NotFound
 from teachd.store.db import Database, Transaction
+from teachd.store.orphans import runner_id
 from teachd.store.skills import SkillStore
 
 
@@ -49,9 +50,10 @@ class RunStore:
     def start(self, run_id: str, skills: dict[str, int]) -> None:
         with self.db.atomic() as tx:
             tx.execute(
-                "INSERT INTO runs (id, owner, status, started_at, skills, detail) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO runs (id, owner, status, started_at, skills, detail, runner)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (run_id, self.owner, "running", self._stamp(), json.dumps(skills, sort_keys=True),
-                 self._seal(run_id, {})),
+                 self._seal(run_id, {}), runner_id()),
             )
 
     def set_skills(self, run_id: str, skills: dict[str, int]) -> None:
@@ -121,6 +123,24 @@ class RunStore:
                 (status, self._stamp(), self._seal(run_id, detail), run_id, self.owner),
             )
 
+    def abandon(self, run_id: str, why: str) -> str | None:
+        """A running run whose process is gone: aborted at the step it
+        reached (the step under way marked so), its record otherwise kept.
+        Returns the message, or None when it was not running any more."""
+        rows = self.db.query("SELECT * FROM runs WHERE id = ? AND owner = ? AND status = 'running'",
+                             (run_id, self.owner))
+        if not rows:
+            return None
+        detail = self._opened(rows[0])
+        steps = [dict(s) for s in detail.get("steps", [])]
+        for step in steps:
+            if step.get("status") == "running":
+                step.update(status="aborted", detail=why)
+        reached = max((int(s["n"]) for s in steps), default=0)
+        message = f"aborted at step {reached}: {why}" if reached else f"aborted before its first step: {why}"
+        self.finish(run_id, "aborted", {**detail, "steps": steps, "message": message})
+        return message
+
     def loaded_versions(self, run_id: str) -> dict[str, int] | None:
         """The skills (and versions) a teachd run loaded; None for a run teachd did not keep."""
         rows = self.db.query("SELECT skills FROM runs WHERE id = ? AND owner = ?", (run_id, self.owner))
@@ -149,8 +169,12 @@ class RunStore:
             raise NotFound(f"no run {run_id!r}")
         return self._view(rows[0])
 
+    def _opened(self, r: dict[str, Any]) -> dict[str, Any]:
+        sealed = self.skills.cipher.open(self.owner, "run:" + r["id"], 0, "detail", r["detail"])
+        return dict(json.loads(sealed))
+
     def _view(self, r: dict[str, Any]) -> dict[str, Any]:
-        detail = json.loads(self.skills.cipher.open(self.owner, "run:" + r["id"], 0, "detail", r["detail"]))
+        detail = self._opened(r)
         return {"run_id": r["id"], "status": r["status"], "started_at": r["started_at"],
                 "finished_at": r["finished_at"], "skills": json.loads(r["skills"]),
                 "message": detail.get("message", ""), "slug": detail.get("slug"),
