@@ -183,6 +183,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--minutes", type=float, default=10.0)
     ap.add_argument("--clients", type=int, default=20)
+    ap.add_argument("--warm-up", type=float, default=WARM_UP, help="seconds before the RSS baseline")
     args = ap.parse_args()
     root = Path(tempfile.mkdtemp(prefix="teachd-soak-"))
     with postgres_cluster() as cluster:
@@ -246,7 +247,7 @@ def main() -> int:
                  for p in PEOPLE for s in slugs[p]}
     lost = {k: (before[k] + tally.acked[k], after[k]) for k in before
             if before[k] + tally.acked[k] != after[k]}
-    warm = [kb for t, kb in rss if t >= WARM_UP] or [kb for _t, kb in rss]
+    warm = [kb for t, kb in rss if t >= args.warm_up] or [kb for _t, kb in rss]
     growth = (max(warm) - warm[0]) / warm[0] * 100 if warm else 0.0
     print(f"{'route':<38} {'calls':>7} {'p50 ms':>8} {'p99 ms':>8} {'5xx':>5}")
     for route in sorted(tally.ms):

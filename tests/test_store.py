@@ -40,6 +40,15 @@ def test_update_bumps_version_and_keeps_revisions(store: SkillStore) -> None:
     assert history[1].note == "second"
 
 
+def test_the_version_list_reads_notes_without_opening_contents(store: SkillStore) -> None:
+    """What the version list shows (number, time, note) is what the versions say."""
+    store.create("demo", content(1))
+    store.update("demo", content(2), note="second")
+    assert store.notes("demo") == [{"version": v.version, "created_at": v.created_at, "note": v.note}
+                                   for v in store.versions("demo")]
+    assert [n["note"] for n in store.notes("demo")] == ["created", "second"]
+
+
 def test_restore_creates_new_version_equal_to_old(store: SkillStore) -> None:
     store.create("demo", content(1, approval=Approval(True, ("computer_act",))))
     store.update("demo", content(2))

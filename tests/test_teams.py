@@ -473,8 +473,9 @@ def test_the_owner_sees_a_grantees_runs_of_their_skill_and_not_of_a_namesake(tea
 
 def test_the_manifest_reads_what_the_full_view_reads_and_is_never_stale(team) -> None:
     """The manifest reads only names and descriptions (remembered per
-    ciphertext): it equals the full view's, owned and shared, and follows
-    an update, a restore, a disable, a delete and a re-made skill at once."""
+    ciphertext, the list kept while the store's revision stays): it equals
+    the full view's, owned and shared, and follows an update, a restore, a
+    disable, a delete, a re-made skill and a group's members at once."""
     from teachd.runner.session import manifest
 
     alice, bob = team["alice"], team["bob"]
@@ -499,3 +500,9 @@ def test_the_manifest_reads_what_the_full_view_reads_and_is_never_stale(team) ->
     alice.create("expenses", SkillContent(name="Remade", description="Made again.", instructions="# R\n"))
     assert manifest(alice, None) == [{"slug": "expenses", "name": "Remade", "description": "Made again."}]
     assert manifest(alice, ["nothing-bound"]) == []
+    GroupStore(alice.db).create("auditors", ["carol"])  # a group's grant reaches carol, then not
+    GrantStore(alice).share("expenses", "@auditors")
+    carol = team["carol"]
+    assert [m["slug"] for m in manifest(carol, None)] == ["expenses"] == [m["slug"] for m in full(carol)]
+    GroupStore(alice.db).remove("auditors", ["carol"])
+    assert manifest(carol, None) == [] == full(carol)

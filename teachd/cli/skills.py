@@ -304,10 +304,8 @@ def versions(app: App, slug: str, as_json: bool) -> None:
     current = app.store.get(slug).current_version
     counts = RunStore(app.store).outcome_counts(slug)
     items = [
-        {"version": v.version, "created_at": v.created_at, "note": v.note,
-         "current": v.version == current,
-         **counts.get(v.version, {"success": 0, "failure": 0})}
-        for v in app.store.versions(slug)
+        {**v, "current": v["version"] == current, **counts.get(v["version"], {"success": 0, "failure": 0})}
+        for v in app.store.notes(slug)
     ]
     emit(
         as_json,

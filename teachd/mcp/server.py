@@ -219,7 +219,8 @@ class TeachdMCP(MCPServer):
                 self._busy[id(run)] -= 1
                 if not self._busy[id(run)]:
                     del self._busy[id(run)]
-                self._seen[(person, _session_key(ctx))] = time.monotonic()
+                if (key := (person, _session_key(ctx))) in self._runs:  # not one that ended meanwhile
+                    self._seen[key] = time.monotonic()
 
     def end(self, person: str, session: str) -> str | None:
         """The session ``person`` ended (DELETE /mcp, or its client left: see

@@ -48,8 +48,8 @@ async def body(request: Request) -> dict[str, Any]:
 
 def skill_view(d: Daemon, skill: Skill) -> dict[str, Any]:
     counts = d.runs.outcome_counts(skill.slug)
-    versions = [{"version": v.version, "created_at": v.created_at, "note": v.note,
-                 **counts.get(v.version, {"success": 0, "failure": 0})} for v in d.store.versions(skill.slug)]
+    versions = [{**v, **counts.get(v["version"], {"success": 0, "failure": 0})}
+                for v in d.store.notes(skill.slug)]
     c = skill.current
     shared = GrantStore(d.store).of(skill.slug) if skill.access == "own" else []
     return {**skill.summary(), "description": c.description, "instructions": c.instructions,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from teachd.errors import BadInput, NotFound
 from teachd.store.db import Database, Row
 from teachd.store.groups import GroupStore
+from teachd.store.revision import moved
 from teachd.store.users import UserStore
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ class GrantStore:
                        (self.owner, slug, grantee))
             tx.execute("INSERT INTO grants (owner, slug, grantee, can, granted_at) VALUES (?, ?, ?, ?, ?)",
                        (self.owner, slug, grantee, can, self._clock()))
+            moved(tx)
         return self.of(slug)
 
     def unshare(self, slug: str, grantee: str) -> list[dict[str, Any]]:
@@ -78,6 +80,7 @@ class GrantStore:
                 raise NotFound(f"{slug} is not shared with {grantee}")
             tx.execute("DELETE FROM grants WHERE owner = ? AND slug = ? AND grantee = ?",
                        (self.owner, slug, grantee))
+            moved(tx)
         return self.of(slug)
 
     def of(self, slug: str) -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 from teachd.errors import BadInput, Conflict, NotFound
 from teachd.store.db import Database, Transaction
+from teachd.store.revision import moved
 from teachd.store.users import UserStore, check_name
 
 
@@ -67,6 +68,7 @@ class GroupStore:
                 tx.execute("DELETE FROM group_members WHERE grp = ?", (name,))
                 tx.execute("DELETE FROM grants WHERE grantee = ?", ("@" + name,))
                 tx.execute("DELETE FROM user_groups WHERE name = ?", (name,))
+            moved(tx)
         return self.all().get(name, [])
 
     def _people(self, members: Iterable[str]) -> list[str]:
@@ -78,6 +80,7 @@ class GroupStore:
         return wanted
 
     def _insert(self, tx: Transaction, name: str, members: list[str]) -> None:
+        moved(tx)  # who is in a group decides which shared skills its members see
         for member in members:
             if not tx.execute("SELECT 1 FROM group_members WHERE grp = ? AND member = ?", (name, member)):
                 tx.execute("INSERT INTO group_members (grp, member, added_at) VALUES (?, ?, ?)",

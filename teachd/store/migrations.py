@@ -239,3 +239,14 @@ MIGRATIONS.append(
         """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0010_store_revision",
+        # Moved on by every write that can change a manifest (store/revision.py).
+        """
+        CREATE TABLE store_revision (id INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+        INSERT INTO store_revision (id, n) VALUES (1, 0)
+        """,
+    )
+)

@@ -15,10 +15,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 from teachd.errors import Conflict, InvalidSkill, KeyProblem, NotFound, PolicyStop
 from teachd.skills.approval import Approval
 from teachd.skills.skillmd.fields import name_problems
+from teachd.store import revision
 from teachd.store.crypto import Cipher
 from teachd.store.db import Database, Row, Transaction
 from teachd.store.grants import REACHING, reaching, strongest
@@ -68,6 +70,7 @@ class SkillStore:
         self.owner = owner
         self.cipher = cipher  # one key for every encrypted row of this store (runs too)
         self._clock = clock
+        self._listed: tuple[tuple[int, bool, bool], list[dict[str, str]]] | None = None  # the last manifest
         if check_key:
             self._check_key()
 
@@ -107,7 +110,11 @@ class SkillStore:
         """What an agent's list shows of each skill (slug, name, description),
         as ``all`` orders them, reading only those two fields: a session of an
         organisation's 10,000 skills starts without decrypting their bodies,
-        and names already read are remembered (``Cipher.open_remembered``)."""
+        names already read are remembered (``Cipher.open_remembered``), and the
+        whole list is kept while the store's revision stays (store/revision.py)."""
+        key = (revision.current(self.db), enabled_only, shared)  # read first: a write after it moves it on
+        if self._listed is not None and self._listed[0] == key:
+            return [dict(m) for m in self._listed[1]]
         rows, _access = self._current("s.slug, s.owner, s.current_version, v.name, v.description",
                                       enabled_only, shared)
         out = []
@@ -117,7 +124,8 @@ class SkillStore:
                         "name": self.cipher.open_remembered(owner, slug, version, "name", r["name"]),
                         "description": self.cipher.open_remembered(owner, slug, version, "description",
                                                                    r["description"])})
-        return out
+        self._listed = (key, out)
+        return [dict(m) for m in out]
 
     def _current(self, cols: str, enabled_only: bool,
                  shared: bool) -> tuple[list[Row], dict[tuple[str, str], str]]:
@@ -198,6 +206,16 @@ class SkillStore:
             (owner, slug),
         )
         return [self._version(r) for r in rows]
+
+    def notes(self, slug: str) -> list[dict[str, Any]]:
+        """Each version's number, time and note, oldest first — what the
+        version list shows — without opening the versions' contents (a skill
+        with hundreds of feedback lines would decrypt them all, each time)."""
+        owner, _can = self.access(slug)
+        rows = self.db.query("SELECT owner, slug, version, created_at, note FROM skill_versions"
+                             " WHERE owner = ? AND slug = ? ORDER BY version", (owner, slug))
+        return [{"version": int(r["version"]), "created_at": r["created_at"],
+                 "note": self.cipher.open(owner, slug, int(r["version"]), "note", r["note"])} for r in rows]
 
     def load(self, slug: str) -> Skill:
         """A skill for use in a run: disabled skills refuse to load."""
@@ -313,6 +331,7 @@ class SkillStore:
                 "UPDATE skills SET enabled = ?, updated_at = ? WHERE owner = ? AND slug = ?",
                 (1 if enabled else 0, self._clock(), self.owner, slug),
             )
+            revision.moved(tx)
         return self.get(slug)
 
     def trust(self, slug: str) -> Skill:
@@ -336,6 +355,7 @@ class SkillStore:
                 "DELETE FROM skill_versions WHERE owner = ? AND slug = ?", (self.owner, slug)
             )
             tx.execute("DELETE FROM skills WHERE owner = ? AND slug = ?", (self.owner, slug))
+            revision.moved(tx)
 
     # -- rows <-> data ---------------------------------------------------
     @staticmethod
@@ -377,6 +397,7 @@ class SkillStore:
             + ")",
             (owner, slug, version, now, *sealed),
         )
+        revision.moved(tx)  # what a manifest lists may have changed
 
     def _open(self, row: Row) -> dict[str, str]:
         return {
