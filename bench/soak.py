@@ -36,6 +36,7 @@ from teachd.demo.sampleapp.drift import SLUG, teach_task, teachd_env  # noqa: E4
 from teachd.store import SkillContent, open_store  # noqa: E402
 from teachd.store.users import UserStore  # noqa: E402
 from tests.postgres import fresh_database, postgres_cluster  # noqa: E402
+from tests.security.daemon import chromiums_under  # noqa: E402
 from tests.test_server import serve  # noqa: E402
 
 PASSWORD = "bench-soak-Pw-1"
@@ -80,27 +81,6 @@ def rss_kb(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     return 0
-
-
-def chromiums_under(pid: int) -> int:
-    """Browsers (distinct profiles) running under the daemon."""
-    parents, argv = {}, {}
-    for p in Path("/proc").iterdir():
-        if p.name.isdigit():
-            try:
-                parents[int(p.name)] = int((p / "stat").read_text().rsplit(")", 1)[1].split()[1])
-                argv[int(p.name)] = (p / "cmdline").read_bytes().decode(errors="replace").split("\0")
-            except OSError:
-                continue
-
-    def under(q: int) -> bool:
-        while q > 1:
-            q = parents.get(q, 0)
-            if q == pid:
-                return True
-        return False
-
-    return len({a for q, args in argv.items() if under(q) for a in args if a.startswith("--user-data-dir=")})
 
 
 def api_client(base: str, token: str, tally: Tally, person: str, slugs: list[str], stop: float) -> None:

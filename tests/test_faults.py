@@ -296,3 +296,24 @@ def test_a_disk_that_fills_during_a_recording_stops_it_in_one_line_and_keeps_it_
         compiled = subprocess.run([sys.executable, "-m", "teachd", "compile", str(teach.recording_dir), "--json"],
                                   capture_output=True, text=True, env=teachd_env(home, tmp_path), timeout=120)
         assert compiled.returncode == 0, compiled.stderr[-800:]
+
+
+def test_only_runs_whose_process_is_gone_are_ended_as_orphans(store) -> None:
+    """A run of a process still alive (this one, whatever its command line),
+    or of another host, is left alone; a dead pid, or a live pid whose start
+    time differs (reused), ends the run as aborted."""
+    import socket
+
+    from teachd.store.orphans import end_orphans, runner_id
+
+    runs = RunStore(store)
+    host = socket.gethostname()
+    given = {"alive": runner_id(), "dead": f"{host}:999999999:1", "reused": runner_id().rsplit(":", 1)[0] + ":1",
+             "elsewhere": "another-host:1:1"}
+    for name, runner in given.items():
+        runs.start(f"run-{name}", {})
+        with store.db.atomic() as tx:
+            tx.execute("UPDATE runs SET runner = ? WHERE id = ?", (runner, f"run-{name}"))
+    assert sorted(end_orphans(store)) == ["run-dead", "run-reused"]
+    assert {n: runs.one(f"run-{n}")["status"] for n in given} == {
+        "alive": "running", "dead": "aborted", "reused": "aborted", "elsewhere": "running"}

@@ -474,8 +474,8 @@ def test_a_new_skill_starts_from_a_template_in_three_clicks_and_its_name_is_edit
 
     page.locator("details#edit-content summary").click()
     page.get_by_label("Name", exact=True).fill("PR review")
-    page.get_by_role("button", name="Save name, description and instructions").click()
-    page.wait_for_load_state("load")
+    with page.expect_navigation():  # a save reloads the page: wait for it, not for the old page's load
+        page.get_by_role("button", name="Save name, description and instructions").click()
     with ui.server.api() as api:
         renamed = api.get("/api/skills/review-pull-request").json()
     assert renamed["name"] == "PR review" and renamed["version"] == 2

@@ -21,6 +21,7 @@ from pathlib import Path
 import httpx
 
 from teachd.errors import PolicyStop
+from teachd.pids import alive
 from teachd.server.secrets import Ticket
 from teachd.server.security import PROOF_PATH, daemon_proof
 
@@ -46,7 +47,7 @@ class DaemonSource:
             url, pid = str(where["url"]).rstrip("/"), int(where["pid"])
         except (OSError, ValueError, KeyError, TypeError):
             raise PolicyStop("no teachd daemon is running to type it on (teachd serve)") from None
-        if not _alive(pid):
+        if not alive(pid):
             raise PolicyStop(f"the teachd daemon in {DAEMON_FILE} (pid {pid}) is not running: "
                              "start teachd serve")
         self._verify(url, token)
@@ -106,19 +107,6 @@ class DaemonSource:
                 client.delete(f"/api/secrets/{ticket.id}")
         except (httpx.HTTPError, PolicyStop):
             pass
-
-
-def _alive(pid: int) -> bool:
-    """Whether a process with this id runs (one of another user counts too)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def write_daemon_file(home: Path, url: str) -> Path:

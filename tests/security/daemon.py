@@ -28,3 +28,28 @@ def running_daemon(tmp_path: Path, _exists_ok: bool = False, **extra: str) -> It
             yield api, server.url
     finally:
         server.stop()
+
+
+def chromiums_under(pid: int) -> int:
+    """Chromium browsers running under ``pid`` (the daemon)."""
+    parents: dict[int, int] = {}
+    argv: dict[int, list[str]] = {}
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            stat = (p / "stat").read_text()
+            argv[int(p.name)] = (p / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        parents[int(p.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+
+    def under(q: int) -> bool:
+        while q > 1:
+            q = parents.get(q, 0)
+            if q == pid:
+                return True
+        return False
+
+    # one browser: many processes (zygotes, renderers, crash handler); its own profile folder names it
+    return len({a for q, args in argv.items() if under(q) for a in args if a.startswith("--user-data-dir=")})

@@ -17,7 +17,7 @@ from teachd.config import Settings
 from teachd.store import open_store
 from teachd.store.users import UserStore
 from tests.people import wait_for
-from tests.security.daemon import running_daemon
+from tests.security.daemon import chromiums_under, running_daemon
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -73,31 +73,6 @@ def test_another_person_can_neither_use_nor_end_a_session_by_its_id(tmp_path: Pa
         assert alice_c.post("/mcp", json={"jsonrpc": "2.0", "id": 3, "method": "tools/list"}).status_code == 404
 
 
-def _chromiums_under(pid: int) -> int:
-    """Chromium browsers running under ``pid`` (the daemon)."""
-    parents: dict[int, int] = {}
-    argv: dict[int, list[str]] = {}
-    for p in Path("/proc").iterdir():
-        if not p.name.isdigit():
-            continue
-        try:
-            stat = (p / "stat").read_text()
-            argv[int(p.name)] = (p / "cmdline").read_bytes().decode(errors="replace").split("\0")
-        except OSError:
-            continue
-        parents[int(p.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-
-    def under(q: int) -> bool:
-        while q > 1:
-            q = parents.get(q, 0)
-            if q == pid:
-                return True
-        return False
-
-    # one browser: many processes (zygotes, renderers, crash handler); its own profile folder names it
-    return len({a for q, args in argv.items() if under(q) for a in args if a.startswith("--user-data-dir=")})
-
-
 def test_an_ended_session_closes_its_browser_and_one_person_has_a_few_at_most(tmp_path: Path) -> None:
     (tmp_path / "daemon-home").mkdir(mode=0o700)
     with running_daemon(tmp_path, _exists_ok=True) as (api, base):
@@ -107,19 +82,19 @@ def test_an_ended_session_closes_its_browser_and_one_person_has_a_few_at_most(tm
         for i, (c, _sid) in enumerate(sessions[:3]):
             done = _call(c, 10 + i, "computer_act", {"action": "snapshot"})
             assert not done["result"].get("isError"), done
-        assert _chromiums_under(pid) == 3
+        assert chromiums_under(pid) == 3
         refused = _call(sessions[3][0], 20, "computer_act", {"action": "snapshot"})
         assert refused["result"]["isError"] and "browsers open" in refused["result"]["content"][0]["text"]
         carols, _sid = _open(base, carol)  # another person is not held back by bob's
         assert not _call(carols, 30, "computer_act", {"action": "snapshot"})["result"].get("isError")
-        assert _chromiums_under(pid) == 4
+        assert chromiums_under(pid) == 4
 
         first, _sid = sessions[0]
         assert first.delete("/mcp").status_code < 300
         deadline = time.monotonic() + 20
-        while _chromiums_under(pid) != 3 and time.monotonic() < deadline:
+        while chromiums_under(pid) != 3 and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert _chromiums_under(pid) == 3  # ended: its browser closed now, not at the daemon's stop
+        assert chromiums_under(pid) == 3  # ended: its browser closed now, not at the daemon's stop
         def ended() -> bool:  # the run's record is closed just after its browser
             runs = httpx.get(base + "/api/runs", headers={"Authorization": f"Bearer {bob}"}).json()
             return any(r["status"] == "ended" for r in runs)
