@@ -57,6 +57,7 @@ from teachd.runner.session import manifest, visible_skills
 from teachd.skills.disk import DiskSkill
 from teachd.skills.exchange import export_md
 from teachd.skills.paths import check_relpath
+from teachd.skills.urls import content_type_for
 from teachd.store.models import Skill
 
 INSTRUCTIONS = """\
@@ -402,12 +403,12 @@ class TeachdMCP(MCPServer):
             out.append(MCPResource(uri=f"{SKILL_URI}{s.slug}", name=f"{s.slug}/SKILL.md",
                                    description=s.current.description, mime_type="text/markdown"))
             out += [MCPResource(uri=f"{SKILL_URI}{s.slug}/{path}", name=f"{s.slug}/{path}",
-                                mime_type=_mime(path)) for path in sorted(s.current.files)]
+                                mime_type=content_type_for(path)) for path in sorted(s.current.files)]
         for d in self.on_disk():
             out.append(MCPResource(uri=f"{SKILL_URI}{d.name}", name=f"{d.name}/SKILL.md",
                                    description=d.description or None, mime_type="text/markdown"))
             out += [MCPResource(uri=f"{SKILL_URI}{d.name}/{path}", name=f"{d.name}/{path}",
-                                mime_type=_mime(path)) for path in d.files()]
+                                mime_type=content_type_for(path)) for path in d.files()]
         return out
 
     async def read_resource(self, uri: Any, context: Any = None) -> list[ReadResourceContents]:
@@ -419,7 +420,7 @@ class TeachdMCP(MCPServer):
             services = self.current()
             if (disk := services.disk_skill(slug)) is not None:
                 path = check_relpath(raw) if raw else "SKILL.md"
-                return [ReadResourceContents(disk.read(path), _mime(path))]
+                return [ReadResourceContents(disk.read(path), content_type_for(path))]
             profile = services.opts.profile
             if profile is not None and slug not in profile:
                 raise NotFound(f"skill {slug!r} is not bound to this session's profile")
@@ -431,7 +432,7 @@ class TeachdMCP(MCPServer):
                 return [ReadResourceContents(export_md(skill), "text/markdown")]
             if path not in skill.current.files:
                 raise NotFound(f"File not found: {path} in skill {slug}")
-            return [ReadResourceContents(skill.current.files[path], _mime(path))]
+            return [ReadResourceContents(skill.current.files[path], content_type_for(path))]
         except TeachdError as exc:
             raise ResourceNotFoundError(str(exc)) from None
 
@@ -495,11 +496,6 @@ def _described(spec: dict[str, Any]) -> str:
     default = spec.get("default")
     shown = f"{what} (demonstrated: {default})" if what and default not in (None, "") else what
     return shown or "a value to type"
-
-
-def _mime(path: str) -> str:
-    """As seed 000 types a skill's files: Markdown, else plain text."""
-    return "text/markdown" if path.lower().endswith(".md") else "text/plain"
 
 
 def _outcome_text(result: dict[str, Any]) -> str:

@@ -129,8 +129,10 @@ class DiskShelf:
         out = []
         for name, skill in self.skills().items():  # in discovery's precedence order
             if name in taken:
-                if name not in self._said:
+                with self._lock:
+                    first = name not in self._said
                     self._said.add(name)
+                if first:
                     log.warning("collision: the disk skill %r at %s is shadowed by the store's skill %r",
                                 name, skill.skill_md, name)
                 continue

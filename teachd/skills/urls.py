@@ -10,8 +10,9 @@ from urllib.parse import unquote, urlsplit
 
 from teachd.errors import BadInput, Conflict, NotFound, UnsafePath
 from teachd.skills.discovery import Found
+from teachd.skills.disk import DiskSkill
 from teachd.skills.exchange import export_md
-from teachd.skills.paths import check_relpath, resolve_inside
+from teachd.skills.paths import check_relpath
 from teachd.store import SkillStore
 
 
@@ -36,17 +37,15 @@ def parse_skill_url(url: str) -> tuple[str, str | None]:
 
 
 def content_type_for(path: str) -> str:
+    """As seed 000 types a skill's files: Markdown, else plain text."""
     return "text/markdown" if path.lower().endswith(".md") else "text/plain"
 
 
 def read_skill_url(url: str, found: dict[str, Found], store: SkillStore | None) -> Resource:
     name, rel = parse_skill_url(url)
     rel = rel or "SKILL.md"
-    if name in found:
-        target = resolve_inside(found[name].folder, rel)
-        if not target.is_file():
-            raise NotFound(f"File not found: {rel} in skill {name}")
-        return Resource(url, content_type_for(rel), target.read_text(encoding="utf-8"))
+    if name in found:  # read as an agent reads it: inside the folder, text only, within the limit
+        return Resource(url, content_type_for(rel), DiskSkill.of(found[name]).read(rel))
     if store is not None and store.exists(name):
         skill = store.get(name)
         if not skill.enabled:
