@@ -118,6 +118,7 @@ def main() -> int:
                     context.close()
                     assert len(app.state.groups) == 1 and len(app.state.reports) == 1, side
         browser.close()
+    print({k: [round(x) for x in v] for k, v in times.items()}, file=sys.stderr)
     raw, ours = statistics.median(times["raw"]), statistics.median(times["teachd"])
     print(f"| replay of the {len(proc.steps)}-step sample task ({args.runs} runs) | median ms per step |")
     print("|---|---|")

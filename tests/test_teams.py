@@ -506,3 +506,29 @@ def test_the_manifest_reads_what_the_full_view_reads_and_is_never_stale(team) ->
     assert [m["slug"] for m in manifest(carol, None)] == ["expenses"] == [m["slug"] for m in full(carol)]
     GroupStore(alice.db).remove("auditors", ["carol"])
     assert manifest(carol, None) == [] == full(carol)
+    # Only the skills a write names are read again: a namesake of bob's own
+    # stays his when alice's changes, and an unshare takes hers away.
+    skill(bob, "expenses")
+    GrantStore(alice).share("expenses", "bob")
+    assert manifest(bob, None) == full(bob) and manifest(bob, None)[1]["name"] == "expenses"  # his own
+    alice.update("expenses", SkillContent(name="Alice's", description="Hers.", instructions="# A\n"))
+    bob.delete("expenses")
+    assert manifest(bob, None) == full(bob) and manifest(bob, None)[1]["name"] == "Alice's"
+    GrantStore(alice).unshare("expenses", "bob")
+    assert manifest(bob, None) == full(bob) and [m["slug"] for m in full(bob)] == ["bobs-own"]
+
+
+def test_a_manifest_far_behind_or_after_a_group_change_reads_the_whole_list(store: SkillStore) -> None:
+    """What changed since a revision is told by skill while the lines are
+    kept; a group's change (who sees what) or a gap asks for a whole read."""
+    from teachd.store import revision
+
+    start = revision.current(store.db)
+    store.create("one", SkillContent(name="One", description="First.", instructions="# 1\n"))
+    store.set_enabled("one", False)
+    assert revision.changed_slugs(store.db, start, revision.current(store.db)) == {"one"}
+    GroupStore(store.db).create("readers", [])
+    assert revision.changed_slugs(store.db, start, revision.current(store.db)) is None
+    now = revision.current(store.db)
+    assert revision.changed_slugs(store.db, now - revision.KEPT - 1, now) is None
+    assert revision.changed_slugs(store.db, now, now) == set()

@@ -39,6 +39,7 @@ from compiler.scope import in_scope, matches_pattern, url_pattern
 from teachd.errors import InvalidSkill, PolicyStop, TeachdError
 from teachd.runner.gate import Action, Gate, Plan
 from teachd.runner.guard import Layer, Stopped, element_location, focused_location, guard_for
+from teachd.runner.looks import evaluate_each, look
 from teachd.runner.match import EXACT, GAINED, Candidate, Choice, agrees, as_taught, choose, name_score, words
 from teachd.runner.observe import StepObserver, crop, thumbnail
 from teachd.runner.plan_view import plan_of
@@ -58,6 +59,7 @@ _MARK = "teachd-target"
 QUIET_MS = 150  # the page counts as settled once this long without mutations or requests
 SETTLE_MAX = 2.0  # seconds one settle may take, however busy the page stays
 _POSITIONAL = frozenset({"css", "xpath"})  # where an element sat: never who it is
+_CHEAP = frozenset({"test_id", "id", "attr:name", "attr:value", "attr:href"})  # CSS, no accessible names
 FALLBACK_AFTER = 0.3  # seconds a target is looked for by its own locators before the fallback ones
 LOOK_MS = 1000  # a field gone after typing (a re-render, a navigation) is not looked for longer
 RECENT = 5.0  # seconds: requests started this recently are waited on before a submit
@@ -101,15 +103,17 @@ _EVIDENCE = "els => { const e = document.documentElement;" + _CLOCK + """
   })];
 }"""
 # Once the page is quiet (or the field was left already): leave the field as
-# a person does (focusout, blur, change); returns [ms quiet, left yet].
-_LEAVE = "(e, [enough, left]) => {" + _CLOCK + """
-  if (left) return [quiet(), true];
-  if (quiet() < enough) return [quiet(), false];
+# a person does (focusout, blur, change); returns [ms quiet, left yet, holds
+# ``want``] (``want``: the value typed, checked before leaving; null: not asked).
+_LEAVE = "(e, [enough, left, want]) => {" + _CLOCK + """
+  if (want !== null && e.value !== want) return [quiet(), left, false];
+  if (left) return [quiet(), true, true];
+  if (quiet() < enough) return [quiet(), false, true];
   const a = e.ownerDocument.activeElement;
   const mine = a && a !== e.ownerDocument.body && (a === e || e.contains(a) || a.contains(e) ||
     (!e.isConnected && (a.isContentEditable || ["INPUT", "TEXTAREA"].includes(a.tagName))));
   if (mine) a.blur();
-  return [quiet(), true];
+  return [quiet(), true, true];
 }"""
 # Did the app take what was typed into an editor? "took": a field of its form
 # (or the document) that is not on screen holds the text, tags and spacing
@@ -293,11 +297,12 @@ def _locator(root: Page | Frame, loc: Locator) -> PwLocator:
 
 
 def type_like_a_person(target: PwLocator, value: str, editable: bool, timeout_ms: float,
-                       empty: bool = False) -> None:
+                       empty: bool = False, verify: bool = True) -> None:
     """Clear with keys, then one key event per character, so widgets that
     listen to keystrokes see them; then check the field holds the value.
     ``empty``: the field was just seen empty (its evidence), so it is not
-    read again (were it filled meanwhile, the check at the end halts)."""
+    read again (were it filled meanwhile, the check at the end halts).
+    ``verify=False``: the caller checks the value in its next look."""
     current = "" if empty else \
         target.input_value(timeout=timeout_ms) if editable else target.inner_text(timeout=timeout_ms)
     if current:
@@ -307,6 +312,8 @@ def type_like_a_person(target: PwLocator, value: str, editable: bool, timeout_ms
         target.press_sequentially(value, timeout=timeout_ms)
     else:
         target.focus(timeout=timeout_ms)
+    if not verify:
+        return
     if editable:
         expect(target).to_have_value(value, timeout=2000)
     else:
@@ -377,13 +384,19 @@ class Replayer:
         by_identity: dict[int, Candidate] = {c.identity: c for c in known or []}
         ambiguous: list[str] = []
         mark: int | None = None
+        cheap: set[int] = set()  # candidates whose handle is an attribute's locator
+        asked: list[tuple[Locator, PwLocator]] = []
         for loc in ladder:
-            label = via_label(loc)
             try:
-                found = _locator(root, loc)
-                count, infos = found.evaluate_all(_EVIDENCE)
+                asked.append((loc, _locator(root, loc)))
             except PlaywrightError:
+                continue
+        answers = evaluate_each([found for _loc, found in asked], _EVIDENCE)  # all in one round trip
+        for (loc, found), answer in zip(asked, answers, strict=True):
+            if isinstance(answer, PlaywrightError):
                 continue  # a selector this page cannot parse, or a navigation under way
+            label = via_label(loc)
+            count, infos = answer
             mark = count if mark is None else mark
             shown = [(i, info) for i, info in enumerate(infos) if info and info.get("visible")]
             if len(shown) > 1:
@@ -394,8 +407,12 @@ class Replayer:
                 if cand is None:
                     cand = by_identity[ident] = Candidate(ident, set(), info)
                 cand.via.add(label)
-                if len(shown) == 1 and cand.handle is None:
-                    cand.handle = found.filter(visible=True)  # re-resolves if the page re-renders
+                if len(shown) == 1 and (cand.handle is None or (label in _CHEAP and ident not in cheap)):
+                    # re-resolves if the page re-renders; by an attribute when one names it alone,
+                    # a cheaper query than a role's for every action and look that follows
+                    cand.handle = found.filter(visible=True)
+                    if label in _CHEAP:
+                        cheap.add(ident)
                 elif cand.handle is None and cand.where is None:
                     cand.where = (found, i)
         return list(by_identity.values()), ambiguous, mark
@@ -749,10 +766,13 @@ class Replayer:
             elif action == "type":
                 editable = anchor.expect.get("tag") in ("input", "textarea")
                 if step.secret:  # masked in an agent's screenshots, scrubbed from its snapshots
-                    target.evaluate("(e, mark) => e.setAttribute(mark, '')", MARK)
+                    look(target, "(e, mark) => e.setAttribute(mark, '')", MARK)
                 value = self._value(step)
-                type_like_a_person(target, value, editable, timeout, empty=found.get("empty") is True)
-                self._land(step, target, value, found)
+                # a field that will be left is checked in the look that leaves it (one round trip)
+                checked = editable and self._may_leave(step, found)
+                type_like_a_person(target, value, editable, timeout, empty=found.get("empty") is True,
+                                   verify=not checked)
+                self._land(step, target, value, found, checked)
             elif action == "select":
                 self._select(step, target, timeout)
             elif action == "check":
@@ -815,9 +835,12 @@ class Replayer:
         role = (self.proc.anchors.get(nxt.anchor or "") or Anchor("", "", [], {})).expect.get("role")
         return role not in ("option", "menuitem", "menuitemcheckbox", "menuitemradio", "treeitem", "gridcell")
 
-    def _land(self, step: PlanStep, target: PwLocator, value: str, field_is: Mapping[str, Any]) -> None:
+    def _land(self, step: PlanStep, target: PwLocator, value: str, field_is: Mapping[str, Any],
+              check: bool = False) -> None:
         """After typing: settle, leave the field, settle; an editor's text must
-        reach the form field the app submits (when it has one)."""
+        reach the form field the app submits (when it has one). ``check``:
+        the field must hold ``value`` before it is left (the typing's own
+        check, made by the first look)."""
         since = self._acted_at
         if not self._may_leave(step, field_is) and not field_is.get("rich"):
             # The next step picks from what the typing opened (or sends it keys):
@@ -828,17 +851,28 @@ class Replayer:
         if self._may_leave(step, field_is):
             # One look settles and leaves at once when the page is quiet already
             # (the usual case); a second one hears of what leaving started.
-            left = [False]
+            left, want = [False], [value if check else None]
 
             def look_and_leave() -> float | None:
                 ready = self.traffic.quiet_ms(since) >= QUIET_MS  # leave once requests are quiet too
                 was = left[0]
-                quiet, left[0] = target.evaluate(_LEAVE, [QUIET_MS if ready else 1e12, was], timeout=LOOK_MS)
+                try:
+                    quiet, left[0], holds = look(target, _LEAVE, [QUIET_MS if ready else 1e12, was, want[0]],
+                                                 LOOK_MS)
+                except PlaywrightError:
+                    if want[0] is None:
+                        raise  # the document went away: the settle ends
+                    holds = False
+                if not holds and want[0] is not None:  # the typing's own check, which may take its time
+                    expect(target).to_have_value(want[0], timeout=2000)
+                    want[0] = None
+                    return None  # look again at once (or the field is gone: the settle ends)
+                want[0] = None
                 return None if left[0] and not was else float(quiet)  # just left: look again at once
 
             self.waited[step.n] = self.settle(look_and_leave, since)
         else:
-            self.waited[step.n] = self.settle(lambda: target.evaluate(_QUIET, timeout=LOOK_MS), since)
+            self.waited[step.n] = self.settle(lambda: look(target, _QUIET, None, LOOK_MS), since)
         if not field_is.get("rich"):
             return
         try:
@@ -865,7 +899,7 @@ class Replayer:
         chosen (values are often database ids that differ between installs),
         only for the demonstrated choice, and only when exactly one label fits."""
         value = self._value(step)
-        listed = target.evaluate("s => Array.from(s.options).map(o => [o.value, o.label])")
+        listed = look(target, "s => Array.from(s.options).map(o => [o.value, o.label])")
         options: list[tuple[str, str]] = [(str(v), str(lab)) for v, lab in listed]
         chosen = [v for v, _ in options if v == value]
         demonstrated = step.param is not None and step.param not in self.params

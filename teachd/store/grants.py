@@ -69,7 +69,7 @@ class GrantStore:
                        (self.owner, slug, grantee))
             tx.execute("INSERT INTO grants (owner, slug, grantee, can, granted_at) VALUES (?, ?, ?, ?, ?)",
                        (self.owner, slug, grantee, can, self._clock()))
-            moved(tx)
+            moved(tx, self.owner, slug)  # who sees this one skill
         return self.of(slug)
 
     def unshare(self, slug: str, grantee: str) -> list[dict[str, Any]]:
@@ -80,7 +80,7 @@ class GrantStore:
                 raise NotFound(f"{slug} is not shared with {grantee}")
             tx.execute("DELETE FROM grants WHERE owner = ? AND slug = ? AND grantee = ?",
                        (self.owner, slug, grantee))
-            moved(tx)
+            moved(tx, self.owner, slug)  # who sees this one skill
         return self.of(slug)
 
     def of(self, slug: str) -> list[dict[str, Any]]:

@@ -250,3 +250,14 @@ MIGRATIONS.append(
         """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0011_store_changes",
+        # Which skill each move of the store's revision changed (none: a grant
+        # or a group): a manifest reads again only those (store/revision.py).
+        """
+        CREATE TABLE store_changes (n INTEGER PRIMARY KEY, owner TEXT, slug TEXT)
+        """,
+    )
+)

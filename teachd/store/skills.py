@@ -28,6 +28,8 @@ from teachd.store.limits import check_files
 from teachd.store.models import Skill, SkillContent, SkillVersion
 from teachd.store.origins import CREATED, ORIGINS, TAUGHT
 
+_Listing = tuple[int, dict[str, dict[str, str]], list[dict[str, str]]]  # revision, by slug, in order
+_LISTED = "s.slug, s.owner, s.current_version, v.name, v.description"  # what a manifest reads
 _ENCRYPTED = ("name", "description", "instructions", "files", "approval", "metadata", "note")
 _KEYCHECK = "teachd-keycheck-v1"
 
@@ -70,7 +72,8 @@ class SkillStore:
         self.owner = owner
         self.cipher = cipher  # one key for every encrypted row of this store (runs too)
         self._clock = clock
-        self._listed: tuple[tuple[int, bool, bool], list[dict[str, str]]] | None = None  # the last manifest
+        # the last manifest of each kind: (revision, slug → entry, in order)
+        self._listed: dict[tuple[bool, bool], _Listing] = {}
         if check_key:
             self._check_key()
 
@@ -110,38 +113,52 @@ class SkillStore:
         """What an agent's list shows of each skill (slug, name, description),
         as ``all`` orders them, reading only those two fields: a session of an
         organisation's 10,000 skills starts without decrypting their bodies,
-        names already read are remembered (``Cipher.open_remembered``), and the
-        whole list is kept while the store's revision stays (store/revision.py)."""
-        key = (revision.current(self.db), enabled_only, shared)  # read first: a write after it moves it on
-        if self._listed is not None and self._listed[0] == key:
-            return [dict(m) for m in self._listed[1]]
-        rows, _access = self._current("s.slug, s.owner, s.current_version, v.name, v.description",
-                                      enabled_only, shared)
-        out = []
-        for r in rows:
-            owner, slug, version = str(r["owner"]), str(r["slug"]), int(r["current_version"])
-            out.append({"slug": slug,
-                        "name": self.cipher.open_remembered(owner, slug, version, "name", r["name"]),
-                        "description": self.cipher.open_remembered(owner, slug, version, "description",
-                                                                   r["description"])})
-        self._listed = (key, out)
-        return [dict(m) for m in out]
+        names already read are remembered (``Cipher.open_remembered``), the
+        whole list is kept while the store's revision stays, and when it moves
+        only the skills changed since are read again (store/revision.py)."""
+        now = revision.current(self.db)  # read first: a write after it moves it on
+        kept = self._listed.get((enabled_only, shared))
+        if kept is not None and kept[0] == now:
+            return [dict(m) for m in kept[2]]
+        slugs = revision.changed_slugs(self.db, kept[0], now) if kept is not None else None
+        if kept is not None and slugs is not None:
+            entries = dict(kept[1])
+            for slug in slugs:
+                entries.pop(slug, None)
+                rows, _access = self._current(_LISTED, enabled_only, shared, slug)
+                entries.update((str(r["slug"]), self._listed_entry(r)) for r in rows)
+        else:
+            rows, _access = self._current(_LISTED, enabled_only, shared)
+            entries = {str(r["slug"]): self._listed_entry(r) for r in rows}
+        listing = [entries[slug] for slug in sorted(entries)]
+        self._listed[(enabled_only, shared)] = (now, entries, listing)
+        return [dict(m) for m in listing]
 
-    def _current(self, cols: str, enabled_only: bool,
-                 shared: bool) -> tuple[list[Row], dict[tuple[str, str], str]]:
+    def _listed_entry(self, r: Row) -> dict[str, str]:
+        owner, slug, version = str(r["owner"]), str(r["slug"]), int(r["current_version"])
+        return {"slug": slug,
+                "name": self.cipher.open_remembered(owner, slug, version, "name", r["name"]),
+                "description": self.cipher.open_remembered(owner, slug, version, "description",
+                                                           r["description"])}
+
+    def _current(self, cols: str, enabled_only: bool, shared: bool,
+                 slug: str | None = None) -> tuple[list[Row], dict[tuple[str, str], str]]:
         """The rows (``cols`` of a skill joined to its current version) the
         person reaches — their own, then with ``shared`` those granted to
-        them under a slug of their own — and the access each gives."""
+        them under a slug of their own — and the access each gives; with
+        ``slug``, only what that slug names for them."""
         current = ("JOIN skill_versions v ON v.owner = s.owner AND v.slug = s.slug"
                    " AND v.version = s.current_version")
-        on = " AND s.enabled = 1" if enabled_only else ""
+        on = (" AND s.enabled = 1" if enabled_only else "") + (" AND s.slug = ?" if slug is not None else "")
+        just = (slug,) if slug is not None else ()
         rows = self.db.query(f"SELECT {cols} FROM skills s {current} WHERE s.owner = ?{on} ORDER BY s.slug",
-                             (self.owner,))
+                             (self.owner, *just))
         access = {(self.owner, str(r["slug"])): "own" for r in rows}
         if shared:  # one more query: every skill shared with them, with what they may do
             theirs = self.db.query(
                 f"SELECT {cols}, g.can FROM skills s JOIN ({REACHING}) g ON g.owner = s.owner"
-                f" AND g.slug = s.slug {current} WHERE 1 = 1{on} ORDER BY s.slug, s.owner", (self.owner,) * 3)
+                f" AND g.slug = s.slug {current} WHERE 1 = 1{on} ORDER BY s.slug, s.owner",
+                (*(self.owner,) * 3, *just))
             granted = strongest(theirs)
             mine = {str(r["slug"]) for r in rows}
             for r in theirs:
@@ -331,7 +348,7 @@ class SkillStore:
                 "UPDATE skills SET enabled = ?, updated_at = ? WHERE owner = ? AND slug = ?",
                 (1 if enabled else 0, self._clock(), self.owner, slug),
             )
-            revision.moved(tx)
+            revision.moved(tx, self.owner, slug)
         return self.get(slug)
 
     def trust(self, slug: str) -> Skill:
@@ -355,7 +372,7 @@ class SkillStore:
                 "DELETE FROM skill_versions WHERE owner = ? AND slug = ?", (self.owner, slug)
             )
             tx.execute("DELETE FROM skills WHERE owner = ? AND slug = ?", (self.owner, slug))
-            revision.moved(tx)
+            revision.moved(tx, self.owner, slug)
 
     # -- rows <-> data ---------------------------------------------------
     @staticmethod
@@ -397,7 +414,7 @@ class SkillStore:
             + ")",
             (owner, slug, version, now, *sealed),
         )
-        revision.moved(tx)  # what a manifest lists may have changed
+        revision.moved(tx, owner, slug)  # what a manifest lists may have changed
 
     def _open(self, row: Row) -> dict[str, str]:
         return {
