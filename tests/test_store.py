@@ -236,3 +236,15 @@ def test_twenty_concurrent_feedback_clicks_make_twenty_versions(store: SkillStor
     history = skill.current.instructions.split("## History", 1)[1]
     assert sorted(rid for rid in ids if rid in history) == sorted(ids)  # no click lost
     assert runs.outcome_counts("demo") == {1: {"success": 13, "failure": 7}}
+
+
+def test_names_remembered_for_the_manifest_are_one_per_skill_however_often_it_is_written(
+        store: SkillStore) -> None:
+    """The clear names a process remembers for its manifests are bounded by
+    the skills, not by their writes (a daemon taking feedback all day), and
+    each write is read anew."""
+    store.create("busy", SkillContent(name="Busy", description="Written often.", instructions="# B\n"))
+    for i in range(30):
+        store.update("busy", SkillContent(name=f"Busy {i}", description="Written often.", instructions="# B\n"))
+        assert [m["name"] for m in store.manifest() if m["slug"] == "busy"] == [f"Busy {i}"]
+    assert len(store.cipher._memo) == 2 * len(store.manifest())

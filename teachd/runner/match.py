@@ -191,6 +191,7 @@ class Candidate:
     found: dict[str, Any]
     handle: Any = None  # how the caller acts on it (a Locator), opaque here
     where: tuple[Any, int] | None = None  # (the locator, index) when found among several
+    css: str | None = None  # a CSS selector naming it alone (the handle's), when it has one
 
 
 @dataclass

@@ -40,7 +40,18 @@ from teachd.errors import InvalidSkill, PolicyStop, TeachdError
 from teachd.runner.gate import Action, Gate, Plan
 from teachd.runner.guard import Layer, Stopped, element_location, focused_location, guard_for
 from teachd.runner.looks import evaluate_each, look
-from teachd.runner.match import EXACT, GAINED, Candidate, Choice, agrees, as_taught, choose, name_score, words
+from teachd.runner.match import (
+    EXACT,
+    GAINED,
+    STRONG,
+    Candidate,
+    Choice,
+    agrees,
+    as_taught,
+    choose,
+    name_score,
+    words,
+)
 from teachd.runner.observe import StepObserver, crop, thumbnail
 from teachd.runner.plan_view import plan_of
 from teachd.runner.secrecy import MARK, Scrubber
@@ -86,8 +97,7 @@ _QUIET = "e => {" + _CLOCK + " return quiet(); }"
 # form's fields hold now, as a field that changes as it is typed into is
 # the editor's) and a field that owns a popup (leaving it could close what
 # the next step picks from).
-_EVIDENCE = "els => { const e = document.documentElement;" + _CLOCK + """
-  return [window.__teachdMutations || 0, els.map((el) => {
+_ONE = """(el) => {
     const ev = window.__teachdEvidence ? window.__teachdEvidence(el) : null;
     if (!ev) return ev;
     ev.popup = ["aria-autocomplete", "aria-haspopup", "aria-expanded", "aria-controls", "aria-owns", "list"]
@@ -100,6 +110,22 @@ _EVIDENCE = "els => { const e = document.documentElement;" + _CLOCK + """
       el.__teachdBefore = new Map(fields.map((f) => [f, f.value]));
     }
     return ev;
+  }"""
+_EVIDENCE = ("els => { const e = document.documentElement;" + _CLOCK
+             + "return [window.__teachdMutations || 0, els.map(" + _ONE + ")]; }")
+# The same for CSS selectors, asked of the document itself (and its open
+# shadow roots, as Playwright's CSS does): no selector engine is needed, so
+# a document the replay has just reached costs no injected script for it.
+# Per selector: the evidence of its first matches, or null (a selector the
+# page cannot parse).
+_BY_CSS = "sels => { const e = document.documentElement;" + _CLOCK + """
+  const one = """ + _ONE + """;
+  const roots = [document];
+  for (let i = 0; i < roots.length; i++)
+    for (const el of roots[i].querySelectorAll("*")) if (el.shadowRoot) roots.push(el.shadowRoot);
+  return [window.__teachdMutations || 0, sels.map((css) => {
+    try { return roots.flatMap((r) => Array.from(r.querySelectorAll(css))).slice(0, 50).map(one); }
+    catch (err) { return null; }
   })];
 }"""
 # Once the page is quiet (or the field was left already): leave the field as
@@ -268,12 +294,22 @@ def pattern_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("^" + "/".join(parts) + r"/?(?:[?#].*)?$")
 
 
+def _css(loc: Locator) -> str | None:
+    """The CSS selector of a locator that names an element by an attribute."""
+    if loc.by == "test_id":
+        v = json.dumps(loc.value)
+        return ", ".join(f"[{a}={v}]" for a in ("data-testid", "data-test-id", "data-test", "data-qa"))
+    if loc.by == "id":
+        return f"[id={json.dumps(loc.value)}]"
+    if loc.by == "attr":
+        return str(loc.css)
+    return None
+
+
 def _locator(root: Page | Frame, loc: Locator) -> PwLocator:
     by, exact = loc.by, loc.attr != "loose"
-    if by == "test_id":
-        v = json.dumps(loc.value)
-        return root.locator(", ".join(f"[{a}={v}]" for a in ("data-testid", "data-test-id",
-                                                             "data-test", "data-qa")))
+    if (css := _css(loc)) is not None:
+        return root.locator(css)
     if by == "role" and loc.attr == "words":  # every word of the name, in any order, among others
         every = "".join(rf"(?=.*\b{re.escape(w)}\b)" for w in words(loc.name))
         return root.get_by_role(loc.role, name=re.compile(every, re.IGNORECASE))  # type: ignore[arg-type]
@@ -285,10 +321,6 @@ def _locator(root: Page | Frame, loc: Locator) -> PwLocator:
         return root.get_by_placeholder(str(loc.value), exact=True)
     if by == "text":
         return root.get_by_text(str(loc.value), exact=True)
-    if by == "id":
-        return root.locator(f"[id={json.dumps(loc.value)}]")
-    if by == "attr":
-        return root.locator(str(loc.css))
     if by == "css":
         return root.locator(str(loc.value))
     if by == "xpath":
@@ -360,6 +392,7 @@ class Replayer:
         self._acted_at = time.monotonic()  # when the last action began: the traffic a settle waits on
         self._filled = ""  # the last action filled a field: "typed", or "choice" (a select or check)
         self._found_in: Page | Frame | None = None  # where resolve found the last target
+        self._found_css: str | None = None  # ... and a CSS selector naming it alone, when it has one
         self.traffic = Traffic()
         self.results: list[StepResult] = []
         self.notes: list[str] = []
@@ -411,6 +444,7 @@ class Replayer:
                     # re-resolves if the page re-renders; by an attribute when one names it alone,
                     # a cheaper query than a role's for every action and look that follows
                     cand.handle = found.filter(visible=True)
+                    cand.css = _css(loc)  # None for a role's or a text's
                     if label in _CHEAP:
                         cheap.add(ident)
                 elif cand.handle is None and cand.where is None:
@@ -425,6 +459,8 @@ class Replayer:
         and agrees exactly, nothing the rest could bring would beat it — a
         position (css, xpath) never breaks a tie and a loose name scores
         lower — so the rest are not asked (each is a round trip to the page)."""
+        if (quick := self._by_identity(root, anchor)) is not None:
+            return quick
         ladder = self._ladder(anchor)
         naming = [loc for loc in ladder if loc.by not in _POSITIONAL and loc.attr != "loose"]
         if naming and len(naming) < len(ladder):
@@ -440,6 +476,42 @@ class Replayer:
         else:
             candidates, ambiguous, mark = self._candidates(root, ladder)
         return candidates, ambiguous, mark, choose(anchor.expect, candidates, ambiguous)
+
+    def _by_identity(self, root: Page | Frame,
+                     anchor: Anchor) -> tuple[list[Candidate], list[str], int | None, Choice] | None:
+        """The anchor's stable identities (test id, id, name or value
+        attribute) asked first, in one plain look at the document. When they
+        all point to one visible element, each to it alone, and it agrees
+        exactly, the whole ladder would choose it too: any other element it
+        could bring agrees at best as well and without a stable identity,
+        which ranks lower (``choose``). Otherwise None: the ladder is asked."""
+        strong = [(loc, css) for loc in anchor.locators
+                  if via_label(loc) in STRONG and (css := _css(loc)) is not None]
+        if not strong:
+            return None
+        try:
+            mark, answers = root.evaluate(_BY_CSS, [css for _loc, css in strong])
+        except PlaywrightError:
+            return None
+        picked: Candidate | None = None
+        for (loc, css), infos in zip(strong, answers, strict=True):
+            if infos is None:
+                return None
+            shown = [info for info in infos if info and info.get("visible")]
+            if len(shown) > 1:
+                return None
+            if not shown:
+                continue
+            ident = int(shown[0]["ident"])
+            if picked is None:
+                picked = Candidate(ident, set(), shown[0], css=css,
+                                   handle=root.locator(css).filter(visible=True))
+            elif picked.identity != ident:
+                return None
+            picked.via.add(via_label(loc))
+        if picked is None or agrees(anchor.expect, picked.found, picked.via).score != EXACT:
+            return None
+        return [picked], [], int(mark), Choice(picked, "found", tuple(sorted(picked.via)))
 
     @staticmethod
     def _ladder(anchor: Anchor) -> list[Locator]:
@@ -479,7 +551,8 @@ class Replayer:
         found, i = cand.where
         found.nth(i).evaluate(
             f"(e, id) => e.setAttribute('data-{_MARK}', String(id))", cand.identity)
-        return root.locator(f"[data-{_MARK}='{cand.identity}']")
+        cand.css = f"[data-{_MARK}='{cand.identity}']"
+        return root.locator(cand.css)
 
     def resolve(self, n: int, anchor: Anchor) -> tuple[PwLocator, Choice]:
         """Exactly one agreeing element, waiting for the page to change while
@@ -510,7 +583,7 @@ class Replayer:
                     found.append((root, picked))
                 choice, root = agreed(found)
                 if choice.candidate is not None and root is not None:
-                    self._found_in = root
+                    self._found_in, self._found_css = root, choice.candidate.css
                     first = found[0][1].candidate  # the taught evidence's own pick, not a repair's
                     self._as_taught = first is not None and first.identity == choice.candidate.identity \
                         and as_taught(anchor.expect, first.found, first.via)
@@ -735,6 +808,11 @@ class Replayer:
         self._act(step, target, anchor, found)
         return list(choice.via)
 
+    def _look_at(self, target: PwLocator, js: str, arg: Any = None, timeout: float | None = None) -> Any:
+        """``js`` evaluated on the last target found, the cheapest way it can be (teachd.runner.looks)."""
+        root, css = self._found_in, self._found_css
+        return look(target, js, arg, timeout, (root, css) if root is not None and css is not None else None)
+
     def _location(self, target: PwLocator) -> str:
         """The URL the target's frame is judged by. A locator made on the page
         never looks into a frame, so an element found there is in the top
@@ -766,7 +844,7 @@ class Replayer:
             elif action == "type":
                 editable = anchor.expect.get("tag") in ("input", "textarea")
                 if step.secret:  # masked in an agent's screenshots, scrubbed from its snapshots
-                    look(target, "(e, mark) => e.setAttribute(mark, '')", MARK)
+                    self._look_at(target, "(e, mark) => e.setAttribute(mark, '')", MARK)
                 value = self._value(step)
                 # a field that will be left is checked in the look that leaves it (one round trip)
                 checked = editable and self._may_leave(step, found)
@@ -857,8 +935,8 @@ class Replayer:
                 ready = self.traffic.quiet_ms(since) >= QUIET_MS  # leave once requests are quiet too
                 was = left[0]
                 try:
-                    quiet, left[0], holds = look(target, _LEAVE, [QUIET_MS if ready else 1e12, was, want[0]],
-                                                 LOOK_MS)
+                    quiet, left[0], holds = self._look_at(target, _LEAVE, [QUIET_MS if ready else 1e12, was,
+                                                                           want[0]], LOOK_MS)
                 except PlaywrightError:
                     if want[0] is None:
                         raise  # the document went away: the settle ends
@@ -872,7 +950,7 @@ class Replayer:
 
             self.waited[step.n] = self.settle(look_and_leave, since)
         else:
-            self.waited[step.n] = self.settle(lambda: look(target, _QUIET, None, LOOK_MS), since)
+            self.waited[step.n] = self.settle(lambda: self._look_at(target, _QUIET, None, LOOK_MS), since)
         if not field_is.get("rich"):
             return
         try:
@@ -899,7 +977,7 @@ class Replayer:
         chosen (values are often database ids that differ between installs),
         only for the demonstrated choice, and only when exactly one label fits."""
         value = self._value(step)
-        listed = look(target, "s => Array.from(s.options).map(o => [o.value, o.label])")
+        listed = self._look_at(target, "s => Array.from(s.options).map(o => [o.value, o.label])")
         options: list[tuple[str, str]] = [(str(v), str(lab)) for v, lab in listed]
         chosen = [v for v, _ in options if v == value]
         demonstrated = step.param is not None and step.param not in self.params

@@ -56,23 +56,29 @@ MEMO_ENTRIES = 50_000  # small fields remembered (names, descriptions): a few MB
 class Cipher:
     def __init__(self, key: bytes) -> None:
         self._aead = AESGCM(key)
-        self._memo: OrderedDict[tuple[str, str, int, str, bytes], str] = OrderedDict()
+        # (owner, slug, field) → (version, ciphertext, clear text): one entry per
+        # skill and field, so a skill written 10,000 times is remembered once
+        self._memo: OrderedDict[tuple[str, str, str], tuple[int, bytes, str]] = OrderedDict()
         self._memo_lock = threading.Lock()
 
     def open_remembered(self, owner: str, slug: str, version: int, field: str, blob: bytes) -> str:
         """``open``, remembering the clear text of small fields (a manifest's
-        names and descriptions) in this process's memory only. Keyed by the
-        ciphertext itself: every write seals anew (a fresh nonce), so a new
-        version, a restore, a rotated key or a deleted and re-made skill is a
-        different key, and nothing stale is ever answered."""
-        key = (owner, slug, version, field, bytes(blob))
+        names and descriptions) in this process's memory only. Answered from
+        memory only for the very ciphertext it was read from: every write
+        seals anew (a fresh nonce), so a new version, a restore, a rotated
+        key or a deleted and re-made skill is read again, and nothing stale
+        is ever answered. Only the last version read of each skill's field
+        is kept: the ones before it are never listed again."""
+        key, sealed = (owner, slug, field), bytes(blob)
         with self._memo_lock:
-            if key in self._memo:
+            kept = self._memo.get(key)
+            if kept is not None and kept[0] == version and kept[1] == sealed:
                 self._memo.move_to_end(key)
-                return self._memo[key]
-        plain = self.open(owner, slug, version, field, key[4])
+                return kept[2]
+        plain = self.open(owner, slug, version, field, sealed)
         with self._memo_lock:
-            self._memo[key] = plain
+            self._memo[key] = (version, sealed, plain)
+            self._memo.move_to_end(key)
             while len(self._memo) > MEMO_ENTRIES:
                 self._memo.popitem(last=False)
         return plain
