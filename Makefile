@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 TEST_DEBS := chromium xvfb xdotool postgresql
 
-.PHONY: test lint venv debs demo wheel-demo
+.PHONY: test lint venv debs demo wheel-demo test-under-load
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,16 @@ test: venv debs
 	  wait $$apps || { cat build/real-apps.log; exit 1; }; \
 	  wait $$inspector || { cat build/inspector.log; exit 1; }; exit $$lint
 	$(BIN)/python -m pytest -q -n 2
+
+#   make test-under-load   `make test` LOAD_RUNS times in a row (3) while Debian's `stress --cpu 2`
+#                          keeps both cores busy beside it: the suite must not depend on a quiet machine
+LOAD_RUNS ?= 3
+
+test-under-load: venv debs
+	./scripts/ensure-debs stress
+	stress --cpu 2 > /dev/null 2>&1 & load=$$!; trap 'kill $$load' EXIT; \
+	  for i in $$(seq $(LOAD_RUNS)); do echo "== make test beside stress --cpu 2: run $$i of $(LOAD_RUNS)"; \
+	    $(MAKE) test || exit 1; done
 
 #   make demo   the whole loop on the bundled sample app (teach → compile → store → replay on a changed app → feedback)
 DEMO_DEBS := chromium xvfb

@@ -59,16 +59,19 @@ def evaluate_each(locators: Sequence[Locator], js: str, arg: Any = None) -> list
     return out
 
 
-# The visible elements a CSS selector names in the document and its open
-# shadow roots (as Playwright's CSS does), asked without a selector engine.
-SHOWN_BY_CSS = """(css) => {
+# The elements a CSS selector names in the document and its open shadow
+# roots (as Playwright's CSS does), asked without a selector engine; throws
+# on a selector the page cannot parse.
+BY_CSS = """(css) => {
   const roots = [document];
   for (let i = 0; i < roots.length; i++)
     for (const el of roots[i].querySelectorAll("*")) if (el.shadowRoot) roots.push(el.shadowRoot);
-  const shown = (el) => { const r = el.getBoundingClientRect(), s = getComputedStyle(el);
-    return (r.width > 0 || r.height > 0) && s.visibility !== "hidden" && s.display !== "none"; };
-  return roots.flatMap((r) => Array.from(r.querySelectorAll(css))).filter(shown);
+  return roots.flatMap((r) => Array.from(r.querySelectorAll(css)));
 }"""
+SHOWN_BY_CSS = """(css) => (""" + BY_CSS + """)(css).filter((el) => {
+  const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+  return (r.width > 0 || r.height > 0) && s.visibility !== "hidden" && s.display !== "none";
+})"""
 
 
 def look(target: Locator, js: str, arg: Any = None, timeout: float | None = None,

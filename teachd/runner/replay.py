@@ -39,7 +39,7 @@ from compiler.scope import in_scope, matches_pattern, url_pattern
 from teachd.errors import InvalidSkill, PolicyStop, TeachdError
 from teachd.runner.gate import Action, Gate, Plan
 from teachd.runner.guard import Layer, Stopped, element_location, focused_location, guard_for
-from teachd.runner.looks import evaluate_each, look
+from teachd.runner.looks import BY_CSS, evaluate_each, look
 from teachd.runner.match import (
     EXACT,
     GAINED,
@@ -119,13 +119,9 @@ _EVIDENCE = ("els => { const e = document.documentElement;" + _CLOCK
 # Per selector: the evidence of its first matches, or null (a selector the
 # page cannot parse).
 _BY_CSS = "sels => { const e = document.documentElement;" + _CLOCK + """
-  const one = """ + _ONE + """;
-  const roots = [document];
-  for (let i = 0; i < roots.length; i++)
-    for (const el of roots[i].querySelectorAll("*")) if (el.shadowRoot) roots.push(el.shadowRoot);
+  const one = """ + _ONE + """, all = """ + BY_CSS + """;
   return [window.__teachdMutations || 0, sels.map((css) => {
-    try { return roots.flatMap((r) => Array.from(r.querySelectorAll(css))).slice(0, 50).map(one); }
-    catch (err) { return null; }
+    try { return all(css).slice(0, 50).map(one); } catch (err) { return null; }
   })];
 }"""
 # Once the page is quiet (or the field was left already): leave the field as
