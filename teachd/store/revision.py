@@ -18,8 +18,7 @@ _PRUNE_EVERY = 500
 
 def moved(tx: Transaction, owner: str | None = None, slug: str | None = None) -> None:
     """``owner``/``slug``: the one skill the write changed; none: who sees what."""
-    tx.execute("UPDATE store_revision SET n = n + 1 WHERE id = 1")
-    n = int(tx.execute("SELECT n FROM store_revision WHERE id = 1")[0]["n"])
+    n = int(tx.execute("UPDATE store_revision SET n = n + 1 WHERE id = 1 RETURNING n")[0]["n"])
     tx.execute("INSERT INTO store_changes (n, owner, slug) VALUES (?, ?, ?)", (n, owner, slug))
     if n % _PRUNE_EVERY == 0:
         tx.execute("DELETE FROM store_changes WHERE n <= ?", (n - KEPT,))
