@@ -506,3 +506,30 @@ def test_teachd_mcp_sends_the_person_to_the_secret_page_and_never_sees_the_secre
     assert any(q.startswith("url: teachd needs the secret 'password'") for q in person.asked)
     assert PASSWORD not in "\n".join(seen + person.asked) + out + err
     assert PASSWORD.encode() not in all_bytes_under(Path(env["TEACHD_HOME"]))
+
+
+def test_a_closed_session_browser_leaves_none_of_its_playwright_in_memory() -> None:
+    """A daemon opens a browser per MCP session all day: once a session's
+    worker is closed, its Playwright (connection, browser, the request guard
+    and its DevTools session) must be garbage, or every session costs the
+    daemon ~300 kB for good."""
+    import gc
+    import weakref
+
+    from teachd.mcp.worker import BrowserWorker
+    from teachd.runner.guard import guard_for
+    from teachd.runner.run import RunOptions
+
+    def playwrights() -> int:
+        gc.collect()
+        return sum(1 for o in gc.get_objects() if type(o).__module__ == "playwright._impl.playwright")
+
+    before = playwrights()
+    guards: list[weakref.ref[Any]] = []
+    for _ in range(2):
+        worker = BrowserWorker(RunOptions(headless=True, environ=dict(os.environ)))
+        worker.submit(lambda b: guards.append(weakref.ref(guard_for(b.context)))).result(60)
+        assert playwrights() == before + 1  # the live one is counted: the count can tell
+        worker.close()
+    assert playwrights() == before
+    assert [g() for g in guards] == [None, None]

@@ -26,7 +26,6 @@ answers — which is what a question should do.
 from __future__ import annotations
 
 import contextlib
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -37,7 +36,7 @@ from compiler import urls
 from teachd.errors import PolicyStop, Unavailable
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, CDPSession, Frame, Page, WebSocketRoute
+    from playwright.sync_api import BrowserContext, CDPSession, Frame, Page, WebSocketRoute
 
 Judge = Callable[[str], "str | None"]  # URL → why it may not be reached, or None
 Ask = Callable[[str, str, str], bool]  # (URL, where: "the page" | "a frame" | …, why) → allowed?
@@ -77,7 +76,11 @@ class Layer:
         return navigation or not self.navigations_only
 
 
-_GUARDS: weakref.WeakKeyDictionary[Browser, RequestGuard] = weakref.WeakKeyDictionary()
+# The guard rides on the browser object itself, so it lives and dies with it.
+# A table keyed weakly by browser would never let go: the guard's DevTools
+# session reaches back to its browser, so every session's whole Playwright
+# (about 300 kB) stayed in a long-lived daemon.
+_GUARD = "_teachd_request_guard"
 
 
 def guard_for(context: BrowserContext) -> RequestGuard:
@@ -87,9 +90,10 @@ def guard_for(context: BrowserContext) -> RequestGuard:
     browser = context.browser
     if browser is None:  # a persistent context (the recorder's): nothing here drives one
         raise Unavailable("this browser cannot be guarded (no browser-level session)")
-    guard = _GUARDS.get(browser)
+    guard: RequestGuard | None = getattr(browser, _GUARD, None)
     if guard is None:
-        guard = _GUARDS[browser] = RequestGuard(browser.new_browser_cdp_session())
+        guard = RequestGuard(browser.new_browser_cdp_session())
+        setattr(browser, _GUARD, guard)
     guard.watch(context)
     return guard
 
