@@ -8,8 +8,9 @@ changes (a mutation counter the capture script keeps), never on a clock;
 navigations are awaited with ``wait_for_url``; effects with ``expect``.
 
 Typing must land in the app, not only in the DOM: after a ``type`` the page
-is let settle (its mutations and the requests the step started quiet for
-``QUIET_MS``, never longer than ``SETTLE_MAX``; a quiet page costs one look),
+is let settle (what it changes after each key was handled, and the
+requests the step started, quiet for ``QUIET_MS``, never longer than
+``SETTLE_MAX``; a page that answered each key at once costs one look),
 the field is left as a person leaves it (blur: focusout, change) when that
 cannot close what the next step needs, and the page settles again. An
 editor (``contenteditable``) is verified where the app will read it: the
@@ -78,12 +79,25 @@ TOOK_MAX = 2000  # ms an editor's form input may take, after the settle, to rece
 _TRAFFIC = frozenset({"fetch", "xhr", "document"})  # requests a step's effect can wait on
 # Milliseconds since the element's document last changed (a style-only change
 # is animation, not the app answering), with the clock installed on first use.
+# What the page changes while it handles a key (in its handlers and the
+# microtasks they queue, up to the end of the key's dispatch) is its answer to
+# that key, whole once the key's events are: it does not move the clock. What
+# it changes later (a frame, a timer, a response) does: the page is still
+# working. (A handler that stops the event before it reaches the window: its
+# key counts until the next task.)
 _CLOCK = """
   const w = e.ownerDocument.defaultView;
   if (w.__teachdChangedAt === undefined) {
     w.__teachdChangedAt = -1e9;
+    let keyed = false;
+    const off = () => { keyed = false; };
+    const on = () => { if (!keyed) { keyed = true; w.setTimeout(off, 0); } };
+    for (const t of ["keydown", "keypress", "beforeinput", "input", "keyup"]) {
+      w.addEventListener(t, on, true);
+      w.addEventListener(t, () => w.queueMicrotask(off));
+    }
     new w.MutationObserver((records) => {
-      if (records.some((r) => r.type !== "attributes" || (r.attributeName !== "style"
+      if (!keyed && records.some((r) => r.type !== "attributes" || (r.attributeName !== "style"
           && !String(r.attributeName).startsWith("data-teachd")))) w.__teachdChangedAt = w.performance.now();
     }).observe(e.ownerDocument, {subtree: true, childList: true, attributes: true, characterData: true});
   }
@@ -325,17 +339,21 @@ def _locator(root: Page | Frame, loc: Locator) -> PwLocator:
 
 
 def type_like_a_person(target: PwLocator, value: str, editable: bool, timeout_ms: float,
-                       empty: bool = False, verify: bool = True) -> None:
+                       empty: bool | None = None, verify: bool = True) -> None:
     """Clear with keys, then one key event per character, so widgets that
     listen to keystrokes see them; then check the field holds the value.
-    ``empty``: the field was just seen empty (its evidence), so it is not
-    read again (were it filled meanwhile, the check at the end halts).
+    A field that holds text is selected whole and typed over, as a person
+    does (Backspace only when nothing is typed after). ``empty``: what the
+    field's evidence just said (None: not seen), so it is not read again
+    (were it changed meanwhile, the check at the end halts).
     ``verify=False``: the caller checks the value in its next look."""
-    current = "" if empty else \
-        target.input_value(timeout=timeout_ms) if editable else target.inner_text(timeout=timeout_ms)
-    if current:
+    if empty is None:
+        read = target.input_value if editable else target.inner_text
+        empty = not read(timeout=timeout_ms)
+    if not empty:
         target.press("ControlOrMeta+a")
-        target.press("Backspace")
+        if not value:
+            target.press("Backspace")
     if value:
         target.press_sequentially(value, timeout=timeout_ms)
     else:
@@ -844,7 +862,7 @@ class Replayer:
                 value = self._value(step)
                 # a field that will be left is checked in the look that leaves it (one round trip)
                 checked = editable and self._may_leave(step, found)
-                type_like_a_person(target, value, editable, timeout, empty=found.get("empty") is True,
+                type_like_a_person(target, value, editable, timeout, empty=found.get("empty"),
                                    verify=not checked)
                 self._land(step, target, value, found, checked)
             elif action == "select":
