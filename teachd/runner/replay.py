@@ -210,11 +210,15 @@ class Traffic:
     """The requests a page has under way (fetch, XHR, documents), from
     Playwright's own events: what a settle waits on besides mutations. Only
     requests started since a step began count: a long poll opened earlier is
-    not the step's effect."""
+    not the step's effect. A settle after typing may leave documents out:
+    a frame still loading with its page (heard of only once the replay next
+    asks the browser anything) is not the app taking what was typed, and a
+    typed key that navigates ends the settle anyway."""
 
     def __init__(self) -> None:
-        self.pending: dict[int, float] = {}
+        self.pending: dict[int, tuple[float, bool]] = {}  # request → (started, a document)
         self.last = -1e9  # monotonic time of the last start or end
+        self.last_app = -1e9  # ... of a fetch or XHR
         self.pages: list[Any] = []
 
     def watch(self, page: Page) -> None:
@@ -237,20 +241,27 @@ class Traffic:
 
     def _start(self, request: Any) -> None:
         if request.resource_type in _TRAFFIC:
-            self.pending[id(request)] = self.last = time.monotonic()
+            self._heard(request.resource_type == "document")
+            self.pending[id(request)] = (time.monotonic(), request.resource_type == "document")
 
     def _end(self, request: Any) -> None:
-        if self.pending.pop(id(request), None) is not None:
-            self.last = time.monotonic()
+        if (was := self.pending.pop(id(request), None)) is not None:
+            self._heard(was[1])
 
-    def quiet_ms(self, since: float) -> float:
+    def _heard(self, document: bool) -> None:
+        self.last = time.monotonic()
+        if not document:
+            self.last_app = self.last
+
+    def quiet_ms(self, since: float, documents: bool = True) -> float:
         """Milliseconds without traffic the step started; 0 while some is under way."""
-        if self.under_way(since):
+        if self.under_way(since, documents):
             return 0.0
-        return 1e9 if self.last < since else (time.monotonic() - self.last) * 1000
+        last = self.last if documents else self.last_app
+        return 1e9 if last < since else (time.monotonic() - last) * 1000
 
-    def under_way(self, since: float) -> bool:
-        return any(t >= since for t in self.pending.values())
+    def under_way(self, since: float, documents: bool = True) -> bool:
+        return any(t >= since and (documents or not doc) for t, doc in self.pending.values())
 
 
 def plain(text: str) -> str:
@@ -880,12 +891,14 @@ class Replayer:
                        f"(value or state differs after the {action})") from None
 
     # -- typing that lands -------------------------------------------------
-    def settle(self, probe: Callable[[], float | None], since: float, answered: bool = False) -> int:
+    def settle(self, probe: Callable[[], float | None], since: float, answered: bool = False,
+               documents: bool = True) -> int:
         """Until the page has been quiet for ``QUIET_MS`` (``probe``: ms since
         its document last changed, or None to be asked again at once — it
         just acted, and the request that may have started is heard of by the
         next look; requests started since ``since`` under way or just ended
-        count as change; with ``answered``, only while under way), at most
+        count as change; with ``answered``, only while under way; without
+        ``documents``, fetch and XHR only), at most
         ``SETTLE_MAX``. A quiet page costs a look, no wait; a page that
         navigated meanwhile is not waited on here. Returns how many times it
         waited (0: the page was quiet)."""
@@ -899,9 +912,11 @@ class Replayer:
             if dom is None:
                 continue
             if answered:
-                net = 0.0 if self.traffic.under_way(since) else 1e9
+                net = 0.0 if self.traffic.under_way(since, documents) else 1e9
             else:
-                net = self.traffic.quiet_ms(since)
+                net = self.traffic.quiet_ms(since, documents)
+            if dom >= (time.monotonic() - since) * 1000:
+                dom = 1e9  # unchanged since the step acted: what it last did answered an earlier step
             quiet = min(float(dom), net)
             if quiet >= QUIET_MS:
                 return waits
@@ -938,7 +953,7 @@ class Replayer:
             # The next step picks from what the typing opened (or sends it keys):
             # it waits for its own target as the page draws it; only requests
             # the typing started are waited on here, and the field is kept.
-            self.waited[step.n] = self.settle(lambda: 1e9, since)
+            self.waited[step.n] = self.settle(lambda: 1e9, since, documents=False)
             return
         if self._may_leave(step, field_is):
             # One look settles and leaves at once when the page is quiet already
@@ -946,7 +961,7 @@ class Replayer:
             left, want = [False], [value if check else None]
 
             def look_and_leave() -> float | None:
-                ready = self.traffic.quiet_ms(since) >= QUIET_MS  # leave once requests are quiet too
+                ready = self.traffic.quiet_ms(since, False) >= QUIET_MS  # leave once requests are quiet too
                 was = left[0]
                 try:
                     quiet, left[0], holds = self._look_at(target, _LEAVE, [QUIET_MS if ready else 1e12, was,
@@ -962,9 +977,10 @@ class Replayer:
                 want[0] = None
                 return None if left[0] and not was else float(quiet)  # just left: look again at once
 
-            self.waited[step.n] = self.settle(look_and_leave, since)
+            self.waited[step.n] = self.settle(look_and_leave, since, documents=False)
         else:
-            self.waited[step.n] = self.settle(lambda: self._look_at(target, _QUIET, None, LOOK_MS), since)
+            self.waited[step.n] = self.settle(lambda: self._look_at(target, _QUIET, None, LOOK_MS), since,
+                                              documents=False)
         if not field_is.get("rich"):
             return
         try:
