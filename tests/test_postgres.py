@@ -7,6 +7,7 @@ import json
 import shutil
 import signal
 from pathlib import Path
+from typing import Any
 
 from teachd.config import Settings
 from teachd.demo.sampleapp import SampleApp
@@ -47,6 +48,12 @@ def test_the_store_keeps_skills_runs_feedback_and_schedules_on_postgresql(postgr
         assert "key file" in str(exc)
 
 
+def ended(store: Any, n: int) -> list[dict[str, Any]]:
+    """The store's runs once there are ``n`` and none is still running (newest first)."""
+    return wait_for(lambda: len(rs := RunStore(store).recent()) == n
+                    and all(r["status"] != "running" for r in rs) and rs, 180, f"run {n} to end")
+
+
 def test_two_daemons_on_one_postgresql_run_each_job_once_and_one_takes_over(
         taught, postgres_url: str, tmp_path: Path, cli_env_runner) -> None:
     from tests.test_server import serve
@@ -73,20 +80,19 @@ def test_two_daemons_on_one_postgresql_run_each_job_once_and_one_takes_over(
         with SampleApp(password=PASSWORD, port=port) as app, PersonAtTheDaemon(apis[1 - leader], [], {}):
             for n, api in enumerate(apis, 1):  # "run now" through each daemon: the leader runs it, once
                 assert api.post(f"/api/schedules/{sid}/run").status_code == 200
-                wait_for(lambda n=n: len(app.state.reports) == n, 120)
                 # A schedule runs one at a time: the next Run now waits for this run's end.
-                wait_for(lambda n=n: len(rs := RunStore(store).recent()) == n
-                         and all(r["status"] != "running" for r in rs), 60)
+                runs = ended(store, n)
+                assert runs[0]["status"] == "success", runs[0]  # a halted run says where and why
+                assert len(app.state.reports) == n
             assert len(app.state.reports) == 2 and len(RunStore(store).recent()) == 2
             daemons[leader].proc.send_signal(signal.SIGKILL)  # the leader dies without a word
             daemons[leader].proc.wait(30)
             other = apis[1 - leader]
             wait_for(lambda: other.get("/api/scheduler").json()["leading"], 30)
             assert other.post(f"/api/schedules/{sid}/run").status_code == 200
-            wait_for(lambda: len(app.state.reports) == 3, 120)
-            runs = wait_for(lambda: (rs := RunStore(store).recent()) and
-                            all(r["status"] != "running" for r in rs) and rs, 60)
-        assert len(runs) == 3 and all(r["status"] == "success" for r in runs)
+            runs = ended(store, 3)
+            assert len(app.state.reports) == 3, runs[0]
+        assert len(runs) == 3 and all(r["status"] == "success" for r in runs), runs
     finally:
         for d in daemons:
             if d.proc.poll() is None:
