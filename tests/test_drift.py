@@ -32,8 +32,9 @@ def test_removed_target_halts_at_that_step_before_its_effect(taught) -> None:
     with SampleApp(password=PASSWORD, variant=Variant(submit_removed=True), port=port) as app:
         code, out, err = replay(env, "--step-timeout", "1")
         assert app.state.reports == [] and app.state.groups == []
-    halted = next(s for s in out["steps"] if s["status"] == "halted")
-    assert "Submit report" in halted["detail"] and "not found" in halted["detail"]
+    halted = [s for s in out["steps"] if s["status"] == "halted"]
+    assert halted, out.get("message")
+    assert "Submit report" in halted[0]["detail"] and "not found" in halted[0]["detail"], halted[0]
 
 
 def test_look_alike_save_buttons_halt_as_ambiguous(taught) -> None:

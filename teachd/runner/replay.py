@@ -141,10 +141,12 @@ _BY_CSS = "sels => { const e = document.documentElement;" + _CLOCK + """
 # Once the page is quiet (or the field was left already): leave the field as
 # a person does (focusout, blur, change); returns [ms quiet, left yet, holds
 # ``want``] (``want``: the value typed, checked before leaving; null: not asked).
-_LEAVE = "(e, [enough, left, want]) => {" + _CLOCK + """
+# Quiet is ``enough`` ms, or longer than ``acted`` (ms since the step acted:
+# nothing changed since, as ``Replayer.settle`` counts it).
+_LEAVE = "(e, [enough, acted, left, want]) => {" + _CLOCK + """
   if (want !== null && e.value !== want) return [quiet(), left, false];
   if (left) return [quiet(), true, true];
-  if (quiet() < enough) return [quiet(), false, true];
+  if (quiet() < enough && quiet() < acted) return [quiet(), false, true];
   const a = e.ownerDocument.activeElement;
   const mine = a && a !== e.ownerDocument.body && (a === e || e.contains(a) || a.contains(e) ||
     (!e.isConnected && (a.isContentEditable || ["INPUT", "TEXTAREA"].includes(a.tagName))));
@@ -241,8 +243,9 @@ class Traffic:
 
     def _start(self, request: Any) -> None:
         if request.resource_type in _TRAFFIC:
-            self._heard(request.resource_type == "document")
-            self.pending[id(request)] = (time.monotonic(), request.resource_type == "document")
+            document = request.resource_type == "document"
+            self.pending[id(request)] = (time.monotonic(), document)
+            self._heard(document)
 
     def _end(self, request: Any) -> None:
         if (was := self.pending.pop(id(request), None)) is not None:
@@ -962,10 +965,11 @@ class Replayer:
 
             def look_and_leave() -> float | None:
                 ready = self.traffic.quiet_ms(since, False) >= QUIET_MS  # leave once requests are quiet too
+                acted = (time.monotonic() - since) * 1000 if ready else 1e12
                 was = left[0]
                 try:
-                    quiet, left[0], holds = self._look_at(target, _LEAVE, [QUIET_MS if ready else 1e12, was,
-                                                                           want[0]], LOOK_MS)
+                    quiet, left[0], holds = self._look_at(target, _LEAVE, [QUIET_MS if ready else 1e12, acted,
+                                                                           was, want[0]], LOOK_MS)
                 except PlaywrightError:
                     if want[0] is None:
                         raise  # the document went away: the settle ends
