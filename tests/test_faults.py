@@ -293,9 +293,11 @@ def test_a_disk_that_fills_during_a_recording_stops_it_in_one_line_and_keeps_it_
             filler.unlink()
         raw = (teach.recording_dir / "events.jsonl").read_bytes()
         assert raw.endswith(b"\n") and all(json.loads(line) for line in raw.splitlines())
-        compiled = subprocess.run([sys.executable, "-m", "teachd", "compile", str(teach.recording_dir), "--json"],
+        compiled = subprocess.run([sys.executable, "-m", "teachd", "compile", str(teach.recording_dir), "--json",
+                                   "--out", str(tmp_path / "skills")],  # never into the checkout
                                   capture_output=True, text=True, env=teachd_env(home, tmp_path), timeout=120)
         assert compiled.returncode == 0, compiled.stderr[-800:]
+        assert (tmp_path / "skills" / json.loads(compiled.stdout)["slug"] / "SKILL.md").is_file()
 
 
 def test_only_runs_whose_process_is_gone_are_ended_as_orphans(store) -> None:
