@@ -141,12 +141,10 @@ _BY_CSS = "sels => { const e = document.documentElement;" + _CLOCK + """
 # Once the page is quiet (or the field was left already): leave the field as
 # a person does (focusout, blur, change); returns [ms quiet, left yet, holds
 # ``want``] (``want``: the value typed, checked before leaving; null: not asked).
-# Quiet is ``enough`` ms, or longer than ``acted`` (ms since the step acted:
-# nothing changed since, as ``Replayer.settle`` counts it).
-_LEAVE = "(e, [enough, acted, left, want]) => {" + _CLOCK + """
+_LEAVE = "(e, [enough, left, want]) => {" + _CLOCK + """
   if (want !== null && e.value !== want) return [quiet(), left, false];
   if (left) return [quiet(), true, true];
-  if (quiet() < enough && quiet() < acted) return [quiet(), false, true];
+  if (quiet() < enough) return [quiet(), false, true];
   const a = e.ownerDocument.activeElement;
   const mine = a && a !== e.ownerDocument.body && (a === e || e.contains(a) || a.contains(e) ||
     (!e.isConnected && (a.isContentEditable || ["INPUT", "TEXTAREA"].includes(a.tagName))));
@@ -964,12 +962,13 @@ class Replayer:
             left, want = [False], [value if check else None]
 
             def look_and_leave() -> float | None:
-                ready = self.traffic.quiet_ms(since, False) >= QUIET_MS  # leave once requests are quiet too
-                acted = (time.monotonic() - since) * 1000 if ready else 1e12
+                # leave once requests are quiet too, and the page: QUIET_MS, or nothing
+                # changed since the step acted (as ``settle`` counts it)
+                ready = self.traffic.quiet_ms(since, False) >= QUIET_MS
+                enough = min(QUIET_MS, (time.monotonic() - since) * 1000) if ready else 1e12
                 was = left[0]
                 try:
-                    quiet, left[0], holds = self._look_at(target, _LEAVE, [QUIET_MS if ready else 1e12, acted,
-                                                                           was, want[0]], LOOK_MS)
+                    quiet, left[0], holds = self._look_at(target, _LEAVE, [enough, was, want[0]], LOOK_MS)
                 except PlaywrightError:
                     if want[0] is None:
                         raise  # the document went away: the settle ends
