@@ -84,24 +84,40 @@ _TRAFFIC = frozenset({"fetch", "xhr", "document"})  # requests a step's effect c
 # that key, whole once the key's events are: it does not move the clock. What
 # it changes later (a frame, a timer, a response) does: the page is still
 # working. (A handler that stops the event before it reaches the window: its
-# key counts until the next task.)
+# key counts until the next task.) A timer a key's handlers set (up to
+# ``KEYED_TIMER_MS``) is the page answering later: while one is due, the
+# page is not quiet, however fast the keys came (a count drawn 300 ms after
+# each key, a debounced sync); one it clears is not waited for.
+KEYED_TIMER_MS = 1000
 _CLOCK = """
   const w = e.ownerDocument.defaultView;
   if (w.__teachdChangedAt === undefined) {
     w.__teachdChangedAt = -1e9;
     let keyed = false;
+    const due = new Set(), set = w.setTimeout, clear = w.clearTimeout;
+    const KEYED = """ + str(KEYED_TIMER_MS) + """;
     const off = () => { keyed = false; };
-    const on = () => { if (!keyed) { keyed = true; w.setTimeout(off, 0); } };
+    const on = () => { if (!keyed) { keyed = true; set.call(w, off, 0); } };
     for (const t of ["keydown", "keypress", "beforeinput", "input", "keyup"]) {
       w.addEventListener(t, on, true);
       w.addEventListener(t, () => w.queueMicrotask(off));
     }
+    w.setTimeout = function (fn, ms, ...rest) {
+      if (!keyed || typeof fn !== "function" || !(Number(ms || 0) <= KEYED)) {
+        return set.call(w, fn, ms, ...rest);
+      }
+      const id = set.call(w, function (...a) { due.delete(id); return fn.apply(this, a); }, ms, ...rest);
+      due.add(id);
+      return id;
+    };
+    w.clearTimeout = function (id) { due.delete(id); return clear.call(w, id); };
+    w.__teachdDue = due;
     new w.MutationObserver((records) => {
       if (!keyed && records.some((r) => r.type !== "attributes" || (r.attributeName !== "style"
           && !String(r.attributeName).startsWith("data-teachd")))) w.__teachdChangedAt = w.performance.now();
     }).observe(e.ownerDocument, {subtree: true, childList: true, attributes: true, characterData: true});
   }
-  const quiet = () => Math.min(1e9, w.performance.now() - w.__teachdChangedAt);
+  const quiet = () => w.__teachdDue.size ? 0 : Math.min(1e9, w.performance.now() - w.__teachdChangedAt);
 """
 _QUIET = "e => {" + _CLOCK + " return quiet(); }"
 # One round trip per locator: the evidence of every match, and the page's
