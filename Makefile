@@ -4,11 +4,16 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-TEST_DEBS := chromium xvfb xdotool postgresql
+TEST_DEBS := chromium xvfb xdotool postgresql $(DESKTOP_DEBS)
+# a desktop with an accessibility bus (tests/desktop.py): a GTK editor and an app without one
+DESKTOP_DEBS := dbus-x11 at-spi2-core libatk-adaptor gir1.2-atspi-2.0 mousepad x11-apps
+# what pip needs to build PyGObject (the desktop extra)
+BUILD_DEBS := pkg-config libgirepository1.0-dev libcairo2-dev
 
 .PHONY: test lint venv debs demo wheel-demo test-under-load
 
 $(BIN)/.installed: pyproject.toml
+	./scripts/ensure-debs $(BUILD_DEBS)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q -e '.[test]'
 	touch $@

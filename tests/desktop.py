@@ -3,14 +3,22 @@ as a subprocess driven over its DevTools port."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
+import signal
 import subprocess
-from typing import Any
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
 
 from teachd.demo.xvfb import xvfb
 from teachd.teach.process import TeachProcess, free_port
 
-__all__ = ["BarProbe", "Teach", "connect", "free_port", "screen_point", "to_screen", "xdo", "xvfb_display"]
+__all__ = ["BarProbe", "DesktopSession", "Teach", "a11y_session", "connect", "free_port", "screen_point",
+           "to_screen", "xdo", "xvfb_display"]
 
 
 xvfb_display = xvfb
@@ -23,6 +31,70 @@ def xdo(display: str, *args: str) -> str:
 
 
 Teach = TeachProcess
+T = TypeVar("T")
+
+
+@dataclass
+class DesktopSession:
+    """An X display with a session bus (and so an AT-SPI bus) as a desktop
+    session has: ``env`` is what an app started on it needs."""
+
+    display: str
+    env: dict[str, str]
+    desktop: Any  # recorder.a11y.Desktop, bound to this session's bus
+
+    def start(self, argv: list[str], home: Path, **env: str) -> subprocess.Popen[bytes]:
+        """An app on this desktop, with a home of its own (no session restored from an earlier run)."""
+        home.mkdir(parents=True, exist_ok=True)
+        full = {**self.env, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+                "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CACHE_HOME": str(home / ".cache"),
+                "XDG_STATE_HOME": str(home / ".local/state"), **env}
+        return subprocess.Popen(argv, env=full, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+
+    def xdo(self, *args: str) -> str:
+        return xdo(self.display, *args)
+
+
+def until(what: Callable[[], T | None], timeout: float, say: str) -> T:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if (got := what()) is not None and got is not False:
+            return got
+        time.sleep(0.1)
+    raise AssertionError(f"not within {timeout:.0f} s: {say}")
+
+
+@contextlib.contextmanager
+def a11y_session(size: str = "1280x800x24") -> Iterator[DesktopSession]:
+    """Xvfb, a D-Bus session bus on it (dbus-launch; AT-SPI's bus starts on
+    demand), and this process's AT-SPI client bound to that bus. AT-SPI binds
+    a process to the first bus it meets, so one session serves a whole test
+    process (a session-scoped fixture); the variables are put back after."""
+    from recorder.a11y import open_desktop
+
+    with xvfb(size) as display:
+        out = subprocess.run(["dbus-launch", "--sh-syntax"], env={**os.environ, "DISPLAY": display},
+                             capture_output=True, text=True, timeout=30, check=True).stdout
+        bus = dict(re.findall(r"^(DBUS_SESSION_BUS_\w+)='?([^';\n]*)'?;", out, re.M))
+        address, pid = bus["DBUS_SESSION_BUS_ADDRESS"], int(bus["DBUS_SESSION_BUS_PID"])
+        env = {**os.environ, "DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": address}
+        env.pop("NO_AT_BRIDGE", None)
+        saved = {k: os.environ.get(k) for k in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}
+        os.environ.update(DISPLAY=display, DBUS_SESSION_BUS_ADDRESS=address)
+        try:
+            desktop = open_desktop()
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        try:
+            yield DesktopSession(display, env, desktop)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
 
 
 def connect(pw: Any, port: int) -> tuple[Any, Any]:

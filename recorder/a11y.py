@@ -1,0 +1,283 @@
+"""The desktop's accessibility layer (AT-SPI, Linux), read as plain data.
+
+Why: a desktop app names its widgets for screen readers — a role, a name,
+the roles and names of the containers from its window down. That is
+evidence a replay can look for again after the window moved, the theme or
+font changed, or another window covers it, where coordinates or a picture
+would click wrong. The recorder reads the widget under a click here, at
+click time; the runner finds widgets and reads their text through the same
+functions.
+
+AT-SPI comes from the ``Atspi`` typelib through PyGObject (the ``desktop``
+extra) and needs an accessibility bus beside the X display (a desktop
+session starts one; tests start it with ``dbus-launch``). Without either,
+:func:`open_desktop` raises :class:`NoAccessibility` saying which is
+missing, and callers fall back to the picture.
+
+A :class:`Widget` is a snapshot: its ``node`` is the live object, valid
+while the app runs, used to act on it and never written anywhere.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+# The roles whose text a person types and that hold a secret by nature.
+SECRET_ROLES = frozenset({"password text"})
+# Widgets of these roles are containers or decoration: a path through them
+# names nothing a person sees, so they are left out of a widget's path.
+UNNAMED_CONTAINERS = frozenset({"filler", "panel", "scroll pane", "viewport", "page tab", "split pane",
+                                "layered pane", "section", "unknown"})
+WINDOW_ROLES = frozenset({"frame", "dialog", "alert", "file chooser", "window", "color chooser",
+                          "font chooser"})
+MAX_NODES = 5000  # a window's walk stops here: an app exposing more is not read further
+
+
+class NoAccessibility(Exception):
+    """The desktop's accessibility layer cannot be read (no PyGObject, no bus)."""
+
+
+@dataclass(frozen=True)
+class Widget:
+    """One widget as AT-SPI describes it (screen coordinates)."""
+
+    role: str
+    name: str
+    path: tuple[tuple[str, str], ...]  # (role, name) of its named containers, window first
+    states: frozenset[str]
+    box: tuple[int, int, int, int] | None  # x, y, w, h on the screen; None when the app does not say
+    window: str  # the title of its window
+    app: str  # the application's name (its process, for most toolkits)
+    pid: int
+    actions: tuple[str, ...] = ()
+    node: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def secret(self) -> bool:
+        return self.role in SECRET_ROLES
+
+    @property
+    def centre(self) -> tuple[int, int] | None:
+        if self.box is None:
+            return None
+        x, y, w, h = self.box
+        return x + w // 2, y + h // 2
+
+    def as_evidence(self) -> dict[str, Any]:
+        """What a recording keeps of it (never its text)."""
+        out: dict[str, Any] = {"role": self.role, "name": self.name, "path": [list(p) for p in self.path],
+                               "states": sorted(self.states & {"editable", "checkable", "checked",
+                                                               "multi-line", "single-line", "selectable"}),
+                               "app": self.app, "window": self.window}
+        if self.box is not None:
+            out["box"] = dict(zip(("x", "y", "w", "h"), self.box, strict=True))
+        if self.actions:
+            out["actions"] = list(self.actions)
+        return out
+
+
+def clean(name: str | None) -> str:
+    """A name as a person reads it (GTK pads menu items with spaces for their accelerators)."""
+    return " ".join((name or "").split())
+
+
+class Desktop:
+    """The accessibility tree of every app on the display."""
+
+    def __init__(self, atspi: Any) -> None:
+        self._atspi = atspi
+        self._screen = atspi.CoordType.SCREEN
+        self._showing = atspi.StateType.SHOWING
+
+    # -- windows ------------------------------------------------------------
+    def windows(self, pid: int | None = None) -> list[tuple[Any, str, int, str]]:
+        """(node, title, pid, app name) of every showing top-level window."""
+        desk = self._atspi.get_desktop(0)
+        out = []
+        for i in range(desk.get_child_count()):
+            app = desk.get_child_at_index(i)
+            if app is None:
+                continue
+            try:
+                app_pid, app_name = app.get_process_id(), clean(app.get_name())
+            except Exception:  # an app that went away while being read
+                continue
+            if pid is not None and app_pid != pid:
+                continue
+            for j in range(app.get_child_count()):
+                win = app.get_child_at_index(j)
+                if win is not None and self._shown(win):
+                    out.append((win, clean(win.get_name()), app_pid, app_name))
+        return out
+
+    # -- widgets ------------------------------------------------------------
+    def walk(self, window: Any, title: str, pid: int, app: str) -> Iterator[Widget]:
+        """Every showing widget of a window, depth first."""
+        stack: list[tuple[Any, tuple[tuple[str, str], ...]]] = [(window, ())]
+        seen = 0
+        while stack and seen < MAX_NODES:
+            node, path = stack.pop()
+            seen += 1
+            if not self._shown(node):
+                continue
+            widget = self._widget(node, path, title, pid, app)
+            if widget is None:
+                continue
+            yield widget
+            step = path if (widget.role in UNNAMED_CONTAINERS and not widget.name) else \
+                (*path, (widget.role, widget.name))
+            children = [node.get_child_at_index(i) for i in range(node.get_child_count())]
+            stack.extend((c, step) for c in reversed(children) if c is not None)
+
+    def at(self, x: int, y: int, pid: int | None = None, title: str | None = None) -> Widget | None:
+        """The deepest showing widget whose box holds the point, in the window
+        that holds it (``pid``/``title``: the window the X server says is under
+        the pointer, when windows overlap)."""
+        best: tuple[int, int, Widget] | None = None
+        for window, wtitle, wpid, app in self.windows(pid):
+            if title is not None and wtitle != clean(title):
+                continue
+            for widget in self.walk(window, wtitle, wpid, app):
+                d = len(widget.path)
+                if widget.box is None or not _holds(widget.box, x, y):
+                    continue
+                area = widget.box[2] * widget.box[3]
+                key = (d, -area)
+                if best is None or key > (best[0], best[1]):
+                    best = (d, -area, widget)
+        return best[2] if best is not None else None
+
+    def focused(self, pid: int | None = None) -> Widget | None:
+        """The widget that has the keyboard's focus."""
+        for window, title, wpid, app in self.windows(pid):
+            for widget in self.walk(window, title, wpid, app):
+                if "focused" in widget.states and widget.role not in WINDOW_ROLES:
+                    return widget
+        return None
+
+    def text(self, widget: Widget) -> str | None:
+        """What a text widget holds (None: not a text widget)."""
+        node = widget.node
+        try:
+            if "Text" not in node.get_interfaces():
+                return None
+            text = self._atspi.Text
+            return str(text.get_text(node, 0, text.get_character_count(node)))
+        except Exception:
+            return None
+
+    def act(self, widget: Widget, name: str) -> bool:
+        """Run the widget's own action ``name`` ("click", "press", "activate")."""
+        names = _action_names(widget.node)
+        if name not in names:
+            return False
+        try:
+            return bool(widget.node.do_action(names.index(name)))
+        except Exception:
+            return False
+
+    # -- reading one node ---------------------------------------------------
+    def _shown(self, node: Any) -> bool:
+        try:
+            return bool(node.get_state_set().contains(self._showing))
+        except Exception:
+            return False
+
+    def _box(self, node: Any) -> tuple[int, int, int, int] | None:
+        try:
+            e = node.get_extents(self._screen)
+        except Exception:
+            return None
+        if e.width <= 0 or e.height <= 0 or e.x < -10000 or e.y < -10000:
+            return None  # not on screen, or the toolkit does not say (GTK's page tabs)
+        return int(e.x), int(e.y), int(e.width), int(e.height)
+
+    def _widget(self, node: Any, path: tuple[tuple[str, str], ...], title: str, pid: int,
+                app: str) -> Widget | None:
+        try:
+            role = str(node.get_role_name())
+            name = clean(node.get_name())
+            states = frozenset(s.value_nick for s in node.get_state_set().get_states())
+            actions = tuple(_action_names(node))
+        except Exception:  # gone while being read
+            return None
+        return Widget(role, name, path, states, self._box(node), title, app, pid, actions, node)
+
+
+def _action_names(node: Any) -> list[str]:
+    """The widget's own actions. (libatspi 2.46 marks the only way to read
+    their names deprecated, with nothing to use instead.)"""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return [str(node.get_action_name(i)) for i in range(node.get_n_actions())]
+    except Exception:
+        return []
+
+
+def _holds(box: tuple[int, int, int, int], x: int, y: int) -> bool:
+    bx, by, bw, bh = box
+    return bx <= x < bx + bw and by <= y < by + bh
+
+
+def open_desktop() -> Desktop:
+    """The accessibility tree of the display in ``$DISPLAY``; why not, if it cannot be read."""
+    try:
+        import gi
+
+        gi.require_version("Atspi", "2.0")
+        from gi.repository import Atspi
+    except (ImportError, ValueError) as exc:
+        raise NoAccessibility("the desktop's accessibility layer needs PyGObject and Debian's "
+                              f"gir1.2-atspi-2.0 (pip install 'teachd[desktop]'): {exc}") from None
+    if not _bus_answers():
+        # libatspi ends the process (a fatal GLib error) when it finds no bus: ask first
+        raise NoAccessibility("no accessibility bus on this desktop (AT-SPI): start the desktop session's "
+                              "at-spi-bus-launcher, or run under a session bus (dbus-launch)")
+    Atspi.get_desktop(0).get_child_count()
+    return Desktop(Atspi)
+
+
+def _bus_answers(timeout_ms: int = 5000) -> bool:
+    """Whether AT-SPI's bus can be reached as libatspi looks for it: the X
+    root window's ``AT_SPI_BUS``, else the session bus's ``org.a11y.Bus``."""
+    import os
+
+    from gi.repository import Gio, GLib
+
+    address = _x_bus_address() if os.environ.get("DISPLAY") else None
+    if address is None:
+        try:
+            session = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+            reply = session.call_sync("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress", None,
+                                      GLib.VariantType("(s)"), Gio.DBusCallFlags.NONE, timeout_ms, None)
+            address = str(reply.unpack()[0])
+        except GLib.Error:
+            return False
+    flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+    try:
+        Gio.DBusConnection.new_for_address_sync(address, flags, None, None).close_sync(None)
+    except GLib.Error:
+        return False
+    return True
+
+
+def _x_bus_address() -> str | None:
+    """``AT_SPI_BUS`` on the display's root window (set by a desktop session), if any."""
+    try:
+        from Xlib import display
+
+        d = display.Display()
+        try:
+            atom = d.intern_atom("AT_SPI_BUS", only_if_exists=True)
+            if not atom:
+                return None
+            prop = d.screen().root.get_full_property(atom, 0)
+            return bytes(prop.value).decode() if prop is not None and prop.value else None
+        finally:
+            d.close()
+    except Exception:
+        return None
