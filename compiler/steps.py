@@ -19,7 +19,7 @@ STEP_KEYS = frozenset({"Enter", "Escape", "ArrowDown", "ArrowUp", "ArrowLeft", "
                        " ", "Delete", "Backspace", "Home", "End", "PageUp", "PageDown"})
 SHORTCUT_MODIFIERS = frozenset({"Control", "Meta", "Alt"})
 EDIT_KEYS = frozenset({"Backspace", "Delete", "ArrowLeft", "ArrowRight", "Home", "End"})
-_ACTIONS = frozenset({"click", "input", "key", "os_click", "os_key"})
+_ACTIONS = frozenset({"click", "input", "key", "os_click", "os_key", "os_input"})
 
 
 @dataclass
@@ -232,6 +232,10 @@ def _apply_action(
         steps.append(Step(action="press", url=url, t=int(e["t"]), target=e.get("target"), key=key,
                           modifiers=modifiers, tab=tab, doc=doc, title=title))
         return True
+    if kind == "os_input":
+        # a desktop widget's typed text: recorded (recorder/desktop.py), not yet a step of
+        # its own; its click and keys still are (issue 28: desktop anchors compile next)
+        return False
     # desktop events outside the browser
     steps.append(Step(action=kind, url=url, t=int(e["t"]), tab=tab, doc=doc, window=e.get("window"),
                       frame=e.get("frame"), key=e.get("key"),

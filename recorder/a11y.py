@@ -21,7 +21,7 @@ while the app runs, used to act on it and never written anywhere.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,8 +114,10 @@ class Desktop:
         return out
 
     # -- widgets ------------------------------------------------------------
-    def walk(self, window: Any, title: str, pid: int, app: str) -> Iterator[Widget]:
-        """Every showing widget of a window, depth first."""
+    def walk(self, window: Any, title: str, pid: int, app: str,
+             keep: Callable[[Widget], bool] | None = None) -> Iterator[Widget]:
+        """Every showing widget of a window, depth first (``keep``: False
+        leaves a widget and everything inside it out)."""
         stack: list[tuple[Any, tuple[tuple[str, str], ...]]] = [(window, ())]
         seen = 0
         while stack and seen < MAX_NODES:
@@ -124,7 +126,7 @@ class Desktop:
             if not self._shown(node):
                 continue
             widget = self._widget(node, path, title, pid, app)
-            if widget is None:
+            if widget is None or (keep is not None and not keep(widget)):
                 continue
             yield widget
             step = path if (widget.role in UNNAMED_CONTAINERS and not widget.name) else \
@@ -140,9 +142,11 @@ class Desktop:
         for window, wtitle, wpid, app in self.windows(pid):
             if title is not None and wtitle != clean(title):
                 continue
-            for widget in self.walk(window, wtitle, wpid, app):
+            # a widget lies inside its container: one whose box misses the point is not entered
+            inside = self.walk(window, wtitle, wpid, app, keep=lambda w: w.box is None or _holds(w.box, x, y))
+            for widget in inside:
                 d = len(widget.path)
-                if widget.box is None or not _holds(widget.box, x, y):
+                if widget.box is None:
                     continue
                 area = widget.box[2] * widget.box[3]
                 key = (d, -area)
@@ -151,12 +155,35 @@ class Desktop:
         return best[2] if best is not None else None
 
     def focused(self, pid: int | None = None) -> Widget | None:
-        """The widget that has the keyboard's focus."""
+        """The widget that has the keyboard's focus (asked of each window's
+        Collection in one call: a file chooser holds thousands of widgets)."""
+        a = self._atspi
+        focused = a.StateSet.new([a.StateType.FOCUSED])
+        none = a.CollectionMatchType.NONE
+        rule = a.MatchRule.new(focused, a.CollectionMatchType.ALL, {}, none, [], none, [], none, False)
         for window, title, wpid, app in self.windows(pid):
-            for widget in self.walk(window, title, wpid, app):
-                if "focused" in widget.states and widget.role not in WINDOW_ROLES:
+            try:
+                found = window.get_matches(rule, a.CollectionSortOrder.CANONICAL, 1, True)
+            except Exception:  # no Collection: every widget is looked at
+                found = [w.node for w in self.walk(window, title, wpid, app) if "focused" in w.states]
+            for node in found:
+                widget = self._widget(node, self._path(node, window), title, wpid, app)
+                if widget is not None and widget.role not in WINDOW_ROLES:
                     return widget
         return None
+
+    def _path(self, node: Any, window: Any) -> tuple[tuple[str, str], ...]:
+        """The named containers from the window down to ``node`` (as ``walk`` builds it)."""
+        path: list[tuple[str, str]] = []
+        parent = node.get_parent()
+        while parent is not None:
+            role, name = str(parent.get_role_name()), clean(parent.get_name())
+            if not (role in UNNAMED_CONTAINERS and not name):
+                path.append((role, name))
+            if parent == window or role in WINDOW_ROLES:
+                break
+            parent = parent.get_parent()
+        return tuple(reversed(path))
 
     def text(self, widget: Widget) -> str | None:
         """What a text widget holds (None: not a text widget)."""

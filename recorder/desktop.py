@@ -1,19 +1,26 @@
-"""Desktop input outside the browser (pynput), as ``os_click`` / ``os_key``.
+"""Desktop input outside the browser (pynput), as ``os_click`` / ``os_key``
+/ ``os_input``.
 
-Listener callbacks never block: they look up the window and enqueue. Events
+Listener callbacks look up the window (and, where the desktop's
+accessibility layer answers, the widget: recorder.a11y) and enqueue. Events
 in the browser's own window are skipped (the capture script reports those,
-with far better targets). Only named keys and shortcuts are kept: teachd
-cannot tell a desktop password prompt, so plain typing there is not recorded.
+with far better targets). Named keys and shortcuts are kept as they are.
+Plain typing is kept only as a widget's final text, read through
+accessibility when the person moves on (a click, a named key, the end), as
+the browser keeps a field's final value: never from a password widget, one
+marked secret (Ctrl+Alt+S, the browser's secret hotkey) or a value shaped
+like a secret — those are ``masked`` — and never at all where no widget can
+be told (an app without accessibility could be a password prompt).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
-from compiler.secrets import mask_text
-from recorder.crops import crop_box, grab_screen, to_png
+from compiler.secrets import looks_secret, mask_text
+from recorder.crops import black_out, crop_box, grab_screen, to_png
 from recorder.writer import EventWriter
 
 BROWSER_CLASSES = ("chromium", "chrome")
@@ -22,6 +29,13 @@ NAMED_KEYS = {
     "page_up", "page_down", *(f"f{i}" for i in range(1, 13)),
 }
 MODIFIERS = {"ctrl", "ctrl_l", "ctrl_r", "alt", "alt_l", "alt_r", "alt_gr", "cmd", "cmd_l", "cmd_r"}
+SETTLED_READS = 10  # reads of a widget's text 50 ms apart, until two agree (the app catching up on keys)
+
+
+class Window(NamedTuple):
+    title: str
+    klass: str  # WM_CLASS, lower case: "mousepad mousepad"
+    pid: int | None  # _NET_WM_PID, when the app sets it
 
 
 class WindowInfo:
@@ -43,45 +57,52 @@ class WindowInfo:
             win = parent
         return None
 
-    def _describe(self, win: Any) -> tuple[str, str]:
-        title, klass = "", ""
+    def _describe(self, win: Any) -> Window:
+        title, klass, pid = "", "", None
         stack = [win]
-        while stack and not (title and klass):
+        pid_atom = self._d.intern_atom("_NET_WM_PID")
+        while stack and not (title and klass and pid):
             w = stack.pop()
             try:
                 title = title or (w.get_wm_name() or "")
                 cls = w.get_wm_class()
                 klass = klass or (" ".join(cls) if cls else "")
+                if pid is None and (prop := w.get_full_property(pid_atom, 0)) is not None and prop.value:
+                    pid = int(prop.value[0])
                 stack.extend(w.query_tree().children[:20])
             except Exception:
                 continue
-        return str(title), klass.lower()
+        return Window(str(title), klass.lower(), pid)
 
-    def at_pointer(self) -> tuple[str, str]:
+    def at_pointer(self) -> Window:
         with self._lock:
             child = self._root.query_pointer().child
             if not child:
-                return "", ""
+                return Window("", "", None)
             return self._describe(child)
 
-    def focused(self) -> tuple[str, str]:
+    def focused(self) -> Window:
         with self._lock:
             focus = self._d.get_input_focus().focus
             if not focus or isinstance(focus, int):  # PointerRoot: keys follow the pointer
                 child = self._root.query_pointer().child
-                return self._describe(child) if child else ("", "")
+                return self._describe(child) if child else Window("", "", None)
             top = self._top(focus)
-            return self._describe(top) if top is not None else ("", "")
+            return self._describe(top) if top is not None else Window("", "", None)
 
 
 class DesktopCapture:
-    def __init__(self, writer: EventWriter) -> None:
+    def __init__(self, writer: EventWriter, desktop: Any = None) -> None:
         self.writer = writer
         self.skipped_browser = 0
         self._windows = WindowInfo()
+        self._desktop = desktop  # recorder.a11y.Desktop, or None: crops and titles only
+        self._a11y = threading.Lock()  # libatspi is asked from both listeners' threads
         self._mods: set[str] = set()
         self._listeners: list[Any] = []
         self._frames = 0
+        self._typing: Any = None  # the widget plain keys went to since the last flush
+        self._secret: set[tuple[Any, ...]] = set()  # widgets marked secret with Ctrl+Alt+S
 
     def start(self) -> None:
         from pynput import keyboard, mouse
@@ -99,35 +120,102 @@ class DesktopCapture:
     def stop(self) -> None:
         for listener in self._listeners:
             listener.stop()
+        self.flush()
 
-    def _window_outside_browser(self, lookup: Callable[[], tuple[str, str]]) -> str | None:
-        """The window's (masked) title, or None when it is the browser's own
+    def _outside_browser(self, lookup: Callable[[], Window]) -> Window | None:
+        """The window (its title masked), or None when it is the browser's own
         window, whose events the capture script reports better."""
         try:
-            title, klass = lookup()
+            win = lookup()
         except Exception:  # the window went away: still outside the browser
-            title, klass = "", ""
-        if any(b in klass for b in BROWSER_CLASSES):
+            win = Window("", "", None)
+        if any(b in win.klass for b in BROWSER_CLASSES):
             self.skipped_browser += 1
             return None
-        return mask_text(title)[0]
+        return Window(mask_text(win.title)[0], win.klass, win.pid)
+
+    @staticmethod
+    def _window_fields(win: Window) -> dict[str, Any]:
+        return {"window": win.title, "window_class": win.klass}
+
+    def _widget(self, find: Callable[[Any], Any]) -> Any:
+        if self._desktop is None:
+            return None
+        with self._a11y:
+            try:
+                return find(self._desktop)
+            except Exception:  # the app went away, or its tree changed while read
+                return None
+
+    @staticmethod
+    def _identity(widget: Any) -> tuple[Any, ...]:
+        return (widget.pid, widget.role, widget.name, widget.path)
+
+    def _target(self, widget: Any) -> dict[str, Any]:
+        evidence: dict[str, Any] = widget.as_evidence()
+        evidence["window"] = mask_text(evidence.get("window", ""))[0]
+        evidence["name"] = mask_text(evidence.get("name", ""))[0]
+        evidence["path"] = [[role, mask_text(name)[0]] for role, name in evidence.get("path", [])]
+        return evidence
 
     def _on_click(self, x: int, y: int, button: Any, pressed: bool) -> None:
         if not pressed:
             return
-        window = self._window_outside_browser(self._windows.at_pointer)
-        if window is None:
+        self.flush()  # what was typed came before this click
+        win = self._outside_browser(self._windows.at_pointer)
+        if win is None:
             return
+        slot = self.writer.reserve("os_click")  # its place in the order, while the widget is read
+        widget = self._widget(lambda d: d.at(x, y, pid=win.pid))
         frame = None
         box = crop_box({"x": x - 40, "y": y - 20, "w": 80, "h": 40}, {})
         img = grab_screen(box)
         if img is not None:
+            if widget is not None and widget.box is not None and self._is_secret(widget):
+                x, y_, w, h = widget.box
+                img = black_out(img, box, [{"x": x, "y": y_, "w": w, "h": h}])
             self._frames += 1
             frame = self.writer.write_frame(f"os-{self.writer.now_ms():09d}-{self._frames:04d}.png",
                                             to_png(img))
-        self.writer.put("os_click", x=x, y=y, screen_x=x, screen_y=y,
-                        button=getattr(button, "name", str(button)),
-                        window=window, frame=frame)
+        fields: dict[str, Any] = {}
+        if widget is not None:
+            fields["target"] = self._target(widget)
+        slot.fill(x=x, y=y, screen_x=x, screen_y=y, button=getattr(button, "name", str(button)),
+                  **self._window_fields(win), frame=frame, **fields)
+
+    def _is_secret(self, widget: Any) -> bool:
+        return bool(widget.secret) or self._identity(widget) in self._secret
+
+    def flush(self) -> None:
+        """The text typed into the last widget, as it now reads (or masked)."""
+        widget, self._typing = self._typing, None
+        if widget is None:
+            return
+        fields: dict[str, Any] = {"target": self._target(widget), "window": mask_text(widget.window)[0]}
+        if self._is_secret(widget):
+            self.writer.put("os_input", masked=True, **fields)
+            return
+        value = self._settled_text(widget)
+        if value is None:
+            return  # it can no longer be read (closed): nothing known is kept
+        if looks_secret(value):
+            self.writer.put("os_input", masked=True, **fields)
+        else:
+            self.writer.put("os_input", value=value, **fields)
+
+    def _settled_text(self, widget: Any) -> str | None:
+        """Its text once two reads 50 ms apart agree: the app may still be
+        handling the last keys when the person moves on."""
+        import time
+
+        last = self._widget(lambda d: d.text(widget))
+        for _ in range(SETTLED_READS):
+            time.sleep(0.05)
+            now = self._widget(lambda d: d.text(widget))
+            if now == last:
+                break
+            last = now
+        return last
 
     def _key_name(self, key: Any) -> str | None:
         name = getattr(key, "name", None)
@@ -143,15 +231,41 @@ class DesktopCapture:
         if name in MODIFIERS:
             self._mods.add(name.split("_")[0])
             return
+        if {"ctrl", "alt"} <= self._mods and name.lower() == "s":  # the secret hotkey
+            self._mark_secret()
+            return
         shortcut = bool(self._mods & {"ctrl", "alt", "cmd"})
         if name not in NAMED_KEYS and not shortcut:
-            return  # plain typing outside the browser is never recorded
-        window = self._window_outside_browser(self._windows.focused)
-        if window is None:
+            self._typed()
             return
-        self.writer.put("os_key", key=name, modifiers=sorted(self._mods), window=window, frame=None)
+        if name in ("backspace", "delete", "left", "right", "home", "end") and self._typing is not None:
+            return  # editing the text being typed: its final value covers it
+        win = self._outside_browser(self._windows.focused)  # before the key's effect (a dialog) shows
+        self.flush()
+        if win is None:
+            return
+        self.writer.put("os_key", key=name, modifiers=sorted(self._mods), **self._window_fields(win),
+                        frame=None)
+
+    def _typed(self) -> None:
+        """A plain key: kept only as the focused widget's final text (``flush``)."""
+        if self._typing is not None:
+            return
+        win = self._outside_browser(self._windows.focused)
+        if win is None:
+            return
+        widget = self._widget(lambda d: d.focused(win.pid))
+        if widget is not None and "editable" in widget.states:
+            self._typing = widget
+
+    def _mark_secret(self) -> None:
+        win = self._outside_browser(self._windows.focused)
+        widget = self._widget(lambda d: d.focused(win.pid)) if win is not None else None
+        if widget is not None:
+            self._secret.add(self._identity(widget))
 
     def _on_release(self, key: Any) -> None:
         name = self._key_name(key)
         if name in MODIFIERS:
             self._mods.discard(name.split("_")[0])
+

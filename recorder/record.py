@@ -254,9 +254,15 @@ def _start_desktop(writer: EventWriter) -> Any:
     """Desktop input (pynput); None, logged, when the X server will not give
     it: the browser capture still works."""
     try:
+        from recorder.a11y import NoAccessibility, open_desktop
         from recorder.desktop import DesktopCapture
 
-        desktop = DesktopCapture(writer)
+        try:
+            tree = open_desktop()
+        except NoAccessibility as exc:  # clicks (crop, window) and shortcuts still; typing not
+            log.warning("desktop widgets are not named and typing there is not recorded: %s", exc)
+            tree = None
+        desktop = DesktopCapture(writer, tree)
         desktop.start()
         return desktop
     except Exception as exc:

@@ -116,6 +116,16 @@ def display() -> Iterator[str]:
         yield d
 
 
+@pytest.fixture(scope="session")
+def desk() -> Iterator[Any]:
+    """A desktop session (Xvfb, session bus, AT-SPI) for the test process:
+    AT-SPI binds a process to the first bus it meets (tests/desktop.py)."""
+    from tests.desktop import a11y_session
+
+    with a11y_session() as session:
+        yield session
+
+
 @pytest.fixture
 def pw() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright

@@ -55,6 +55,45 @@ class DesktopSession:
     def xdo(self, *args: str) -> str:
         return xdo(self.display, *args)
 
+    def click(self, widget: Any) -> None:
+        """The person's click on a widget's centre, its window focused as a
+        window manager focuses on click (Xvfb has none: the focus would stay
+        with the browser that took it)."""
+        x, y = widget.centre
+        self.xdo("mousemove", "--sync", str(x), str(y))
+        ours = self.xdo("search", "--onlyvisible", "--pid", str(widget.pid), "--name",
+                        f"^{re.escape(widget.window)}$").split()
+        if ours:
+            self.xdo("windowfocus", "--sync", ours[-1])
+        self.xdo("click", "1")
+
+    def place(self, title: str, pid: int, x: int = 80, y: int = 80) -> None:
+        """A window moved on screen and focused, as a window manager places a new one."""
+        for wid in self.xdo("search", "--onlyvisible", "--pid", str(pid), "--name", f"^{re.escape(title)}$").split():
+            self.xdo("windowmove", "--sync", wid, str(x), str(y))
+            self.xdo("windowfocus", "--sync", wid)
+
+    def find(self, pid: int, role: str, name: str | None = None, window: str | None = None) -> Any:
+        """The first showing widget of ``pid`` with that role (and name, in that window), or None."""
+        for node, title, wpid, app in self.desktop.windows(pid):
+            if window is not None and title != window:
+                continue
+            for widget in self.desktop.walk(node, title, wpid, app):
+                if widget.role == role and (name is None or widget.name == name):
+                    return widget
+        return None
+
+    @contextlib.contextmanager
+    def mousepad(self, home: Path) -> Iterator[subprocess.Popen[bytes]]:
+        """Debian's Mousepad, once its editor is on the accessibility bus."""
+        proc = self.start(["mousepad"], home)
+        try:
+            until(lambda: self.find(proc.pid, "text", ""), 30, "Mousepad's editor on the accessibility bus")
+            yield proc
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
 
 def until(what: Callable[[], T | None], timeout: float, say: str) -> T:
     deadline = time.monotonic() + timeout

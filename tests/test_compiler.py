@@ -81,6 +81,31 @@ def test_help_fixture_tabs_typed_url_desktop_and_secrets() -> None:
     assert "Outside the browser, click in the window “Files — Downloads”" in c.body
 
 
+def test_desktop_typing_in_a_recording_compiles_and_its_text_reaches_no_file() -> None:
+    # The recorder keeps a desktop widget's typed text (os_input) and the widget
+    # under a click (target); the compiler does not make steps of the typing yet.
+    folder = FIXTURES / "recordings" / "help-and-desktop"
+    lines = (folder / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    events = [json.loads(line) for line in lines]
+    widget = {"role": "text", "name": "", "path": [["frame", "Notes - Mousepad"]], "app": "mousepad",
+              "window": "Notes - Mousepad", "box": {"x": 1, "y": 52, "w": 638, "h": 425}}
+    at = next(i for i, e in enumerate(events) if e["type"] == "os_click")
+    events[at]["target"] = widget
+    t = events[at]["t"] + 50
+    events[at + 1:at + 1] = [
+        {"v": 1, "seq": 0, "t": t, "type": "os_input", "value": "Call the bank on Monday", "target": widget,
+         "window": "Notes - Mousepad"},
+        {"v": 1, "seq": 0, "t": t + 1, "type": "os_input", "masked": True,
+         "target": {**widget, "role": "password text"}, "window": "Unlock"}]
+    for n, e in enumerate(events, 1):
+        e["seq"] = n
+    rec = parse_recording("\n".join(json.dumps(e) for e in events) + "\n", {})
+    c = compile_recording(rec)
+    steps = json.loads(c.references["references/steps.json"])["steps"]
+    assert [s["action"] for s in steps][-2:] == ["os_click", "os_key"]
+    assert b"Call the bank" not in b"".join(c.files(render_skill_md).values())
+
+
 def test_masked_secret_forces_approval_and_never_appears() -> None:
     c = compile_recording(load_fixture())
     assert c.approval_tools == ("computer_act",)

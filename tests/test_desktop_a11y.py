@@ -13,32 +13,19 @@ from typing import Any
 import pytest
 
 from recorder.a11y import Widget
-from tests.desktop import DesktopSession, a11y_session, until
-
-
-@pytest.fixture(scope="session")
-def desk() -> Iterator[DesktopSession]:
-    with a11y_session() as session:
-        yield session
+from tests.desktop import DesktopSession, until
 
 
 @pytest.fixture
 def mousepad(desk: DesktopSession, tmp_path: Path) -> Iterator[Any]:
-    proc = desk.start(["mousepad"], tmp_path / "home")
-    try:
-        until(lambda: _showing(desk, proc.pid, "text", ""), 20, "Mousepad's editor on the accessibility bus")
+    with desk.mousepad(tmp_path / "home") as proc:
         yield proc
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def find(desk: DesktopSession, pid: int, role: str, name: str) -> Widget:
-    for window, title, wpid, app in desk.desktop.windows(pid):
-        for widget in desk.desktop.walk(window, title, wpid, app):
-            if widget.role == role and widget.name == name:
-                return widget
-    raise AssertionError(f"no {role} {name!r} in {pid}")
+    if (widget := desk.find(pid, role, name)) is None:
+        raise AssertionError(f"no {role} {name!r} in {pid}")
+    return widget
 
 
 def test_the_widget_under_a_point_is_named_with_its_window_and_path(desk: DesktopSession, mousepad: Any) -> None:
@@ -72,15 +59,8 @@ def test_a_widgets_own_action_opens_its_menu(desk: DesktopSession, mousepad: Any
     with pytest.raises(AssertionError):
         find(desk, mousepad.pid, "menu item", "Save As...")  # not showing until the menu opens
     assert desk.desktop.act(menu, "click")
-    item = until(lambda: _showing(desk, mousepad.pid, "menu item", "Save As..."), 10, "the File menu open")
+    item = until(lambda: desk.find(mousepad.pid, "menu item", "Save As..."), 10, "the File menu open")
     assert item.box is not None
-
-
-def _showing(desk: DesktopSession, pid: int, role: str, name: str) -> Widget | None:
-    try:
-        return find(desk, pid, role, name)
-    except AssertionError:
-        return None
 
 
 def test_without_an_accessibility_bus_it_says_so_in_one_line(tmp_path: Path) -> None:

@@ -1,0 +1,106 @@
+"""A demonstration that leaves the browser for desktop apps, recorded for
+real: Debian's Mousepad and zenity (GTK) on Xvfb with an AT-SPI bus, the
+recorder's own pynput listeners, xdotool as the person."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from teachd.demo.sampleapp import SampleApp
+from tests.conftest import all_bytes_under
+from tests.desktop import DesktopSession, Teach, connect, until
+
+SECRET = "Kx9-pass!Word"  # typed into a password dialog: never on disk
+
+
+@pytest.fixture
+def app() -> Any:
+    with SampleApp(password="unused-Pw-1") as a:
+        yield a
+
+
+def _within(seconds: float, what: Any) -> bool:
+    try:
+        until(what, seconds, "")
+        return True
+    except AssertionError:
+        return False
+
+
+def teach_on(desk: DesktopSession, env: dict[str, str], app: SampleApp, pw: Any) -> tuple[Teach, Any]:
+    """The recorder on the desktop session's display, its browser first (a
+    window without a window manager stacks over what was mapped before it)."""
+    teach = Teach({**env, "DISPLAY": desk.display, "DBUS_SESSION_BUS_ADDRESS": desk.env["DBUS_SESSION_BUS_ADDRESS"]},
+                  "Save a note", app.url + "/login")
+    browser, _page = connect(pw, teach.cdp_port)
+    return teach, browser
+
+
+def test_a_click_and_typing_in_a_desktop_editor_are_recorded_by_widget_and_final_text(
+        desk: DesktopSession, env: dict[str, str], app: SampleApp, pw: Any, tmp_path: Path) -> None:
+    teach, browser = teach_on(desk, env, app, pw)
+    with desk.mousepad(tmp_path / "person") as mousepad:
+        desk.click(desk.find(mousepad.pid, "text", ""))
+        teach.wait_for(lambda evs: any(e["type"] == "os_click" for e in evs))
+        desk.xdo("type", "--delay", "15", "Call the bank on Monday")
+        desk.xdo("key", "ctrl+s")
+        teach.wait_for(lambda evs: any(e["type"] == "os_key" for e in evs))
+        until(lambda: desk.find(mousepad.pid, "text", window="Save As"), 20, "the Save As dialog's name")
+        desk.place("Save As", mousepad.pid)  # what a window manager does with a new dialog
+        desk.click(until(lambda: desk.find(mousepad.pid, "text", window="Save As"), 10, "the name field"))
+        desk.xdo("key", "ctrl+a")
+        desk.xdo("type", "--delay", "15", str(tmp_path / "notes.txt"))
+        name = desk.find(mousepad.pid, "text", window="Save As")
+        until(lambda: desk.desktop.text(name) == str(tmp_path / "notes.txt"), 10, "the whole name typed")
+        desk.xdo("key", "Return")
+        if not _within(5, lambda: (tmp_path / "notes.txt").is_file()):
+            desk.xdo("key", "Return")  # the first closed the name's completion list, as a person sees
+        until(lambda: (tmp_path / "notes.txt").is_file(), 20, "notes.txt saved by Mousepad")
+        teach.wait_for(lambda evs: sum(e["type"] == "os_key" for e in evs) >= 2)
+    for context in browser.contexts:
+        for page in context.pages:
+            page.close()
+    code, _out, err = teach.finish()
+    assert code == 0, err[-1500:]
+    evs = [e for e in teach.events() if e["type"].startswith("os_")]
+    kinds = [e["type"] for e in evs]
+    assert kinds[:3] == ["os_click", "os_input", "os_key"], kinds
+    clicked, typed, saved = evs[:3]
+    assert clicked["target"]["role"] == "text" and clicked["window"] == "Untitled 1 - Mousepad"
+    assert "mousepad" in clicked["window_class"] and clicked["target"]["path"][0] == ["frame", "Untitled 1 - Mousepad"]
+    assert (teach.recording_dir / clicked["frame"]).is_file()
+    assert typed["value"] == "Call the bank on Monday" and typed["target"]["role"] == "text"
+    assert (saved["key"], saved["modifiers"]) == ("s", ["ctrl"])
+    named = [e for e in evs if e["type"] == "os_input" and e["target"]["window"] == "Save As"]
+    assert named and named[-1]["value"] == str(tmp_path / "notes.txt")
+    assert evs[-1]["type"] == "os_key" and evs[-1]["key"] == "enter"
+
+
+def test_a_password_typed_into_a_desktop_dialog_is_masked_and_on_no_disk(
+        desk: DesktopSession, env: dict[str, str], app: SampleApp, pw: Any, tmp_path: Path) -> None:
+    teach, browser = teach_on(desk, env, app, pw)
+    dialog = desk.start(["zenity", "--password", "--title", "Unlock"], tmp_path / "person")
+    try:
+        field = until(lambda: desk.find(dialog.pid, "password text"), 30, "zenity's password field")
+        desk.click(field)
+        teach.wait_for(lambda evs: any(e["type"] == "os_click" for e in evs))
+        desk.xdo("type", "--delay", "15", SECRET)
+        desk.xdo("key", "Return")
+        dialog.wait(20)
+    finally:
+        if dialog.poll() is None:
+            dialog.kill()
+    teach.wait_for(lambda evs: any(e["type"] == "os_key" for e in evs))
+    for context in browser.contexts:
+        for page in context.pages:
+            page.close()
+    code, _out, err = teach.finish()
+    assert code == 0, err[-1500:]
+    typed = [e for e in teach.events() if e["type"] == "os_input"]
+    assert len(typed) == 1 and typed[0]["masked"] is True and "value" not in typed[0]
+    assert typed[0]["target"]["role"] == "password text"
+    assert SECRET.encode() not in all_bytes_under(Path(env["TEACHD_HOME"]))
+    assert SECRET.encode() not in all_bytes_under(teach.recording_dir)
