@@ -4,10 +4,12 @@ typed once for both sides — the compiler writes it, the runner reads it.
 ``format_version`` guards the exchange: a file written by a newer compiler is
 refused with a clear message instead of being half understood. Older files
 (version 1, before anchors carried a container and an ``href``) still load.
-A plan is written at the lowest version that holds it: 3 only where a repair
-gave an anchor ``alternates`` (a runner that ignored them would halt where
-the repaired skill works), 2 otherwise — so a skill taught once is
-byte-for-byte what it was before repairs existed.
+A plan is written at the lowest version that holds it: 4 only where it has
+desktop anchors (``desktop``: steps outside the browser a replay can find
+again, compiler.desktop — a runner that could not read them would lose
+them), 3 where a repair gave an anchor ``alternates`` (a runner that ignored
+them would halt where the repaired skill works), 2 otherwise — so a skill
+taught once is byte-for-byte what it was before repairs existed.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-FORMAT_VERSION = 3  # the newest this code reads
+FORMAT_VERSION = 4  # the newest this code reads
 BASE_FORMAT = 2  # what a plan without alternates is written as
+ALTERNATES_FORMAT = 3  # a repaired anchor's alternates
+DESKTOP_FORMAT = 4  # desktop anchors
 STEPS_FILE = "references/steps.json"
 ANCHORS_FILE = "references/anchors.json"
 
@@ -94,7 +98,7 @@ class PlanStep:
     """One step a replay takes; ``expect`` is the page it should lead to."""
 
     n: int
-    action: str  # goto | click | dblclick | type | select | check | press | os_click | os_key
+    action: str  # goto | click | dblclick | type | select | check | press | os_click | os_key | os_type
     page: str | None
     anchor: str | None = None
     describe: str | None = None
@@ -111,6 +115,7 @@ class PlanStep:
     y: float | None = None
     button: str | None = None
     expect: dict[str, Any] | None = None
+    desktop: str | None = None  # the desktop anchor of a step outside the browser
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -118,7 +123,7 @@ class PlanStep:
             if v is None or (k == "tab" and not v) or (k == "modifiers" and not v):
                 continue
             out[k] = v
-        if self.action in ("os_click", "os_key"):
+        if self.action in ("os_click", "os_key", "os_type"):
             out.setdefault("window", None)
         return out
 
@@ -141,18 +146,28 @@ class Procedure:
     success: dict[str, Any]
     parameters: dict[str, dict[str, Any]] = field(default_factory=dict)
     secrets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    desktop: dict[str, dict[str, Any]] = field(default_factory=dict)  # desktop anchors (compiler.desktop)
+    apps: list[str] = field(default_factory=list)  # window classes of the desktop apps it was taught on
 
     def format_version(self) -> int:
-        return FORMAT_VERSION if any(a.alternates for a in self.anchors.values()) else BASE_FORMAT
+        if self.desktop:
+            return DESKTOP_FORMAT
+        return ALTERNATES_FORMAT if any(a.alternates for a in self.anchors.values()) else BASE_FORMAT
 
     def steps_doc(self) -> dict[str, Any]:
-        return {"format_version": self.format_version(), "start_url": self.start_url, "scope": self.scope,
-                "success": self.success, "parameters": self.parameters, "secrets": self.secrets,
-                "steps": [s.to_dict() for s in self.steps]}
+        doc = {"format_version": self.format_version(), "start_url": self.start_url, "scope": self.scope,
+               "success": self.success, "parameters": self.parameters, "secrets": self.secrets,
+               "steps": [s.to_dict() for s in self.steps]}
+        if self.apps:
+            doc["apps"] = self.apps
+        return doc
 
     def anchors_doc(self) -> dict[str, Any]:
-        return {"format_version": self.format_version(),
-                "anchors": {aid: a.to_dict() for aid, a in self.anchors.items()}}
+        doc: dict[str, Any] = {"format_version": self.format_version(),
+                               "anchors": {aid: a.to_dict() for aid, a in self.anchors.items()}}
+        if self.desktop:
+            doc["desktop"] = self.desktop
+        return doc
 
     @classmethod
     def from_files(cls, files: Mapping[str, str]) -> Procedure:
@@ -175,6 +190,8 @@ class Procedure:
                 success=dict(steps_doc.get("success") or {}),
                 parameters=dict(steps_doc.get("parameters") or {}),
                 secrets=dict(steps_doc.get("secrets") or {}),
+                desktop={str(k): dict(v) for k, v in (anchors_doc.get("desktop") or {}).items()},
+                apps=[str(a) for a in (steps_doc.get("apps") or [])],
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise PlanError(f"the replay plan is malformed ({type(exc).__name__}: {exc})") from None

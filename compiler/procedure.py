@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compiler.anchors import build_anchor, mark_shared_locators
+from compiler.desktop import app_name, desktop_anchor, desktop_key
 from compiler.names import describe, param_name
 from compiler.plan import Anchor, PlanStep, Procedure
 from compiler.recording import Recording
@@ -61,9 +62,32 @@ def build_procedure(rec: Recording) -> Built:
     viewport = rec.viewport or rec.screen or {}  # the page's own viewport when it was recorded
     steps: list[PlanStep] = []
 
+    desktop: dict[str, dict[str, Any]] = {}
+    desktop_ids: dict[tuple[Any, ...], str] = {}
+    apps: list[str] = []
+
+    def desktop_for(step: Step) -> str | None:
+        """A desktop step's anchor: one per named widget (a click that focused
+        a field and its typing share it), one per step where nothing is named."""
+        window_class = step.extra.get("window_class")
+        if window_class and window_class not in apps:
+            apps.append(window_class)
+        if step.target is None and step.frame is None:
+            return None  # recorded before desktop anchors: a person does it
+        key = desktop_key(step.target, window_class) or ("step", len(desktop_ids))
+        if key not in desktop_ids:
+            did = f"d{len(desktop_ids) + 1}"
+            desktop_ids[key] = did
+            crop = rec.frames.get(step.frame) if step.frame else None
+            at = step.extra if step.action == "os_click" else None
+            desktop[did] = desktop_anchor(step.target, step.window, window_class, at, crop)
+        return desktop_ids[key]
+
     def anchor_for(step: Step) -> str | None:
         """One anchor per action's target; two steps share one only when they
         act on demonstrably the same element of the same document."""
+        if step.action.startswith("os_"):
+            return None  # a desktop widget: desktop_for
         ident = target_key(step.target)
         if ident is None or step.target is None:
             return None
@@ -100,9 +124,25 @@ def build_procedure(rec: Recording) -> Built:
             out.key, out.modifiers = step.key, list(step.modifiers)
         elif step.action == "goto":
             out.url = url(step.url)
-        if step.action in ("os_click", "os_key"):
+        if step.action in ("os_click", "os_key", "os_type"):
             out.window = _title(step.window)
-            out.x, out.y, out.button = (step.extra.get(k) for k in ("x", "y", "button"))
+            if step.action == "os_click":
+                out.x, out.y, out.button = (step.extra.get(k) for k in ("x", "y", "button"))
+            if (did := desktop_for(step)) is not None and step.action != "os_key":
+                out.desktop, out.describe = did, desktop[did]["describe"]
+        if step.action == "os_type":
+            widget = {"name": (step.target or {}).get("name") or f"{desktop_app(step)} text"}
+            secret = (step.masked or (step.target or {}).get("role") == "password text"
+                      or looks_secret(step.value or ""))
+            if secret:
+                name = param_name(widget, taken_secrets)
+                secrets[name] = {"desktop": out.desktop, "step": n, "describe": out.describe}
+                out.secret = name
+            else:
+                name = param_name(widget, taken_params)
+                params[name] = {"default": step.value or "", "desktop": out.desktop, "step": n,
+                                "describe": out.describe}
+                out.param = name
         if step.expect_url is not None:
             shown = url(step.expect_url) or ""
             out.expect = {"url": shown, "url_pattern": url_pattern(shown),
@@ -130,6 +170,8 @@ def build_procedure(rec: Recording) -> Built:
         secrets=secrets,
         scope=scope_of(visited),
         success=success,
+        desktop=desktop,
+        apps=apps,
     )
     return Built(
         plan=plan,
@@ -139,6 +181,10 @@ def build_procedure(rec: Recording) -> Built:
         signed_in=any(_is_password(st.target) for st in raw if st.action == "type")
         or any("pass" in name for name in secrets),
     )
+
+
+def desktop_app(step: Step) -> str:
+    return app_name(step.target, step.extra.get("window_class"))
 
 
 MIN_SHOWN = 3  # shorter values ("42", "no") appear on any page by chance

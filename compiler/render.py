@@ -91,10 +91,17 @@ def _step_line(step: dict[str, Any], proc: Built) -> str:
         keys = "+".join([*step.get("modifiers", []), step.get("key") or ""])
         return f"Press **{md_escape(keys)}**" + (f" in {what}." if "anchor" in step else ".")
     if action == "os_click":
+        if "desktop" in step:
+            return f"Outside the browser, click {what}."
         return f"Outside the browser, click in the window {_q(step.get('window'))}."
     if action == "os_key":
-        key = md_escape(str(step.get("key")))
+        key = md_escape("+".join([*step.get("modifiers", []), str(step.get("key"))]))
         return f"Outside the browser, press **{key}** in the window {_q(step.get('window'))}."
+    if action == "os_type":
+        if "secret" in step:
+            return (f"Outside the browser, type {{{{secret:{step['secret']}}}}} into {what} — ask the user "
+                    "for it at this point; never write it down, log it or repeat it.")
+        return f"Outside the browser, type {{{{{step['param']}}}}} into {what}."
     return f"{action} {what}."
 
 

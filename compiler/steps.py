@@ -24,7 +24,7 @@ _ACTIONS = frozenset({"click", "input", "key", "os_click", "os_key", "os_input"}
 
 @dataclass
 class Step:
-    action: str  # goto | click | dblclick | type | select | check | press | os_click | os_key
+    action: str  # goto | click | dblclick | type | select | check | press | os_click | os_key | os_type
     url: str
     t: int
     target: dict[str, Any] | None = None
@@ -232,12 +232,14 @@ def _apply_action(
         steps.append(Step(action="press", url=url, t=int(e["t"]), target=e.get("target"), key=key,
                           modifiers=modifiers, tab=tab, doc=doc, title=title))
         return True
-    if kind == "os_input":
-        # a desktop widget's typed text: recorded (recorder/desktop.py), not yet a step of
-        # its own; its click and keys still are (issue 28: desktop anchors compile next)
-        return False
-    # desktop events outside the browser
-    steps.append(Step(action=kind, url=url, t=int(e["t"]), tab=tab, doc=doc, window=e.get("window"),
-                      frame=e.get("frame"), key=e.get("key"),
-                      extra={k: e[k] for k in ("x", "y", "button") if e.get(k) is not None}))
+    # desktop events outside the browser: a widget's typed text (os_input) is typing
+    action = "os_type" if kind == "os_input" else kind
+    step = Step(action=action, url=url, t=int(e["t"]), tab=tab, doc=doc, window=e.get("window"),
+                frame=e.get("frame"), key=e.get("key"), target=e.get("target"), value=e.get("value"),
+                masked=bool(e.get("masked")), modifiers=tuple(e.get("modifiers") or ()),
+                extra={k: e[k] for k in ("x", "y", "button", "window_class") if e.get(k) is not None})
+    if action == "os_type" and last.action == "os_type" and last.target == step.target:
+        last.value, last.masked, last.t = step.value, step.masked or last.masked, step.t
+        return True  # the same widget's text, read again: the latest is its final text
+    steps.append(step)
     return True

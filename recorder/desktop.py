@@ -102,6 +102,7 @@ class DesktopCapture:
         self._listeners: list[Any] = []
         self._frames = 0
         self._typing: Any = None  # the widget plain keys went to since the last flush
+        self._typing_class = ""  # its window's class
         self._secret: set[tuple[Any, ...]] = set()  # widgets marked secret with Ctrl+Alt+S
 
     def start(self) -> None:
@@ -191,7 +192,8 @@ class DesktopCapture:
         widget, self._typing = self._typing, None
         if widget is None:
             return
-        fields: dict[str, Any] = {"target": self._target(widget), "window": mask_text(widget.window)[0]}
+        fields: dict[str, Any] = {"target": self._target(widget), "window": mask_text(widget.window)[0],
+                                  "window_class": self._typing_class}
         if self._is_secret(widget):
             self.writer.put("os_input", masked=True, **fields)
             return
@@ -256,7 +258,7 @@ class DesktopCapture:
             return
         widget = self._widget(lambda d: d.focused(win.pid))
         if widget is not None and "editable" in widget.states:
-            self._typing = widget
+            self._typing, self._typing_class = widget, win.klass
 
     def _mark_secret(self) -> None:
         win = self._outside_browser(self._windows.focused)

@@ -66,6 +66,9 @@ class DesktopSession:
         if ours:
             self.xdo("windowfocus", "--sync", ours[-1])
         self.xdo("click", "1")
+        if "focusable" in widget.states:  # a person types once the caret shows there
+            until(lambda: (w := self.desktop.focused(widget.pid)) is not None and w.role == widget.role
+                  and w.name == widget.name, 10, f"the {widget.role} focused")
 
     def place(self, title: str, pid: int, x: int = 80, y: int = 80) -> None:
         """A window moved on screen and focused, as a window manager places a new one."""

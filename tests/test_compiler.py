@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,29 +83,60 @@ def test_help_fixture_tabs_typed_url_desktop_and_secrets() -> None:
     assert "Outside the browser, click in the window “Files — Downloads”" in c.body
 
 
-def test_desktop_typing_in_a_recording_compiles_and_its_text_reaches_no_file() -> None:
-    # The recorder keeps a desktop widget's typed text (os_input) and the widget
-    # under a click (target); the compiler does not make steps of the typing yet.
+def desktop_recording(crop: bytes | None = None) -> Any:
+    """The help fixture whose desktop part named its widgets (AT-SPI), with a
+    line typed into an editor and a passphrase into a password dialog."""
     folder = FIXTURES / "recordings" / "help-and-desktop"
-    lines = (folder / "events.jsonl").read_text(encoding="utf-8").splitlines()
-    events = [json.loads(line) for line in lines]
-    widget = {"role": "text", "name": "", "path": [["frame", "Notes - Mousepad"]], "app": "mousepad",
-              "window": "Notes - Mousepad", "box": {"x": 1, "y": 52, "w": 638, "h": 425}}
+    events = [json.loads(line) for line in (folder / "events.jsonl").read_text(encoding="utf-8").splitlines()]
+    editor = {"role": "text", "name": "", "path": [["frame", "*Notes - Mousepad"], ["page tab list", ""]],
+              "app": "mousepad", "window": "*Notes - Mousepad", "box": {"x": 1, "y": 52, "w": 638, "h": 425}}
+    password = {"role": "password text", "name": "", "path": [["dialog", "Unlock"]], "app": "zenity",
+                "window": "Unlock"}
     at = next(i for i, e in enumerate(events) if e["type"] == "os_click")
-    events[at]["target"] = widget
-    t = events[at]["t"] + 50
+    events[at].update(target=editor, window="*Notes - Mousepad", window_class="mousepad mousepad",
+                      frame="frames/os-1.png" if crop else None)
+    t = events[at]["t"]
     events[at + 1:at + 1] = [
-        {"v": 1, "seq": 0, "t": t, "type": "os_input", "value": "Call the bank on Monday", "target": widget,
-         "window": "Notes - Mousepad"},
-        {"v": 1, "seq": 0, "t": t + 1, "type": "os_input", "masked": True,
-         "target": {**widget, "role": "password text"}, "window": "Unlock"}]
+        {"v": 1, "seq": 0, "t": t + 1, "type": "os_input", "value": "Call the bank on Monday", "target": editor,
+         "window": "*Notes - Mousepad"},
+        {"v": 1, "seq": 0, "t": t + 2, "type": "os_input", "masked": True, "target": password, "window": "Unlock"}]
     for n, e in enumerate(events, 1):
         e["seq"] = n
-    rec = parse_recording("\n".join(json.dumps(e) for e in events) + "\n", {})
-    c = compile_recording(rec)
-    steps = json.loads(c.references["references/steps.json"])["steps"]
-    assert [s["action"] for s in steps][-2:] == ["os_click", "os_key"]
-    assert b"Call the bank" not in b"".join(c.files(render_skill_md).values())
+    return parse_recording("\n".join(json.dumps(e) for e in events) + "\n",
+                           {"frames/os-1.png": crop} if crop else {})
+
+
+def test_desktop_steps_compile_to_desktop_anchors_a_parameter_and_a_secret() -> None:
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (80, 40), (200, 30, 30)).save(buf, format="PNG")
+    c = compile_recording(desktop_recording(buf.getvalue()))
+    steps = json.loads(c.references["references/steps.json"])
+    plan = json.loads(c.references["references/anchors.json"])
+    assert steps["format_version"] == plan["format_version"] == 4  # only a skill with desktop anchors
+    assert steps["apps"] == ["mousepad mousepad"]
+    click, typed, secret, key = steps["steps"][-4:]
+    assert [s["action"] for s in (click, typed, secret, key)] == ["os_click", "os_type", "os_type", "os_key"]
+    assert click["desktop"] == typed["desktop"] == "d1"  # the click focused the field it typed into
+    d1 = plan["desktop"]["d1"]
+    assert d1["window"] == {"class": "mousepad mousepad", "title": "*Notes - Mousepad",
+                            "title_pattern": "* - Mousepad", "app": "mousepad"}
+    assert d1["widget"] == {"role": "text", "name": "", "path": [["page tab list", ""]]}
+    assert d1["picture"]["dhash"] and d1["picture"]["png"] and d1["at"]["in"] == {"x": 899, "y": 648}
+    assert steps["parameters"][typed["param"]]["default"] == "Call the bank on Monday"
+    assert secret["secret"] in steps["secrets"] and "param" not in secret
+    assert c.approval_tools == ("computer_act",)  # a masked secret forces approval, on the desktop too
+    assert "Outside the browser, click the text field in the *Mousepad* window." in c.body
+    assert f"Outside the browser, type {{{{{typed['param']}}}}} into the text field in the *Mousepad* window." in c.body
+    assert f"type {{{{secret:{secret['secret']}}}}} into the password field in the *Zenity* window" in c.body
+
+
+def test_desktop_steps_compile_to_the_same_bytes_every_time_and_the_old_format_stays_2() -> None:
+    first = compile_recording(desktop_recording()).files(render_skill_md)
+    assert all(compile_recording(desktop_recording()).files(render_skill_md) == first for _ in range(3))
+    old = compile_recording(load_fixture(FIXTURES / "recordings" / "help-and-desktop"))
+    assert json.loads(old.references["references/steps.json"])["format_version"] == 2
 
 
 def test_masked_secret_forces_approval_and_never_appears() -> None:

@@ -100,7 +100,7 @@ def test_a_password_typed_into_a_desktop_dialog_is_masked_and_on_no_disk(
     code, _out, err = teach.finish()
     assert code == 0, err[-1500:]
     typed = [e for e in teach.events() if e["type"] == "os_input"]
-    assert len(typed) == 1 and typed[0]["masked"] is True and "value" not in typed[0]
+    assert len(typed) == 1, teach.events() and typed[0]["masked"] is True and "value" not in typed[0]
     assert typed[0]["target"]["role"] == "password text"
     assert SECRET.encode() not in all_bytes_under(Path(env["TEACHD_HOME"]))
     assert SECRET.encode() not in all_bytes_under(teach.recording_dir)

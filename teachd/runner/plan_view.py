@@ -13,7 +13,7 @@ from teachd.runner.gate import Plan, PlanStep
 
 _VERBS = {"goto": "open", "click": "click", "dblclick": "double-click", "type": "type into",
           "select": "choose in", "check": "tick", "press": "press", "os_click": "click (desktop)",
-          "os_key": "press (desktop)"}
+          "os_type": "type (desktop)", "os_key": "press (desktop)"}
 
 
 def _plain(text: str) -> str:

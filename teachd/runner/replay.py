@@ -818,7 +818,7 @@ class Replayer:
             guard_for(self.context).permit(url)  # asked just now (if outside): not asked twice
             self.page.goto(url, wait_until="domcontentloaded")
             return []
-        if action in ("os_click", "os_key"):
+        if action in ("os_click", "os_key", "os_type"):
             raise Halt(f"step {n}: a desktop step outside the browser; a person must do it")
         if action == "press" and not step.anchor:
             self._guard(n, f"press {step.key}", focused_location(self.page))  # the frame the keys go to
