@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 TEST_DEBS := chromium xvfb xdotool postgresql $(DESKTOP_DEBS)
 # a desktop with an accessibility bus (tests/desktop.py): a GTK editor and an app without one
-DESKTOP_DEBS := dbus-x11 at-spi2-core libatk-adaptor gir1.2-atspi-2.0 mousepad zenity x11-apps
+DESKTOP_DEBS := dbus-x11 at-spi2-core libatk-adaptor gir1.2-atspi-2.0 openbox x11-utils mousepad zenity x11-apps
 # what pip needs to build PyGObject (the desktop extra)
 BUILD_DEBS := pkg-config libgirepository1.0-dev libcairo2-dev
 

@@ -206,6 +206,20 @@ class Desktop:
         except Exception:
             return False
 
+    def states(self, widget: Widget) -> frozenset[str]:
+        """Its states now (a snapshot's may be old)."""
+        try:
+            return frozenset(s.value_nick for s in widget.node.get_state_set().get_states())
+        except Exception:
+            return frozenset()
+
+    def grab_focus(self, widget: Widget) -> bool:
+        """Move the keyboard's focus to it (its app's own call: no pointer needed)."""
+        try:
+            return bool(widget.node.grab_focus())
+        except Exception:
+            return False
+
     # -- reading one node ---------------------------------------------------
     def _shown(self, node: Any) -> bool:
         try:

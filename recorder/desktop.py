@@ -57,9 +57,27 @@ class WindowInfo:
             win = parent
         return None
 
+    def _client(self, win: Any) -> Any:
+        """The app's own window inside a window manager's frame: the first
+        one, breadth first, carrying WM_STATE (ICCCM); the window itself
+        where no manager framed it."""
+        state = self._d.intern_atom("WM_STATE")
+        level = [win]
+        for _depth in range(4):
+            nxt = []
+            for w in level:
+                try:
+                    if w.get_full_property(state, 0) is not None:
+                        return w
+                    nxt.extend(w.query_tree().children)
+                except Exception:
+                    continue
+            level = nxt[:200]
+        return win
+
     def _describe(self, win: Any) -> Window:
         title, klass, pid = "", "", None
-        stack = [win]
+        stack = [self._client(win)]
         pid_atom = self._d.intern_atom("_NET_WM_PID")
         while stack and not (title and klass and pid):
             w = stack.pop()

@@ -43,14 +43,15 @@ class DesktopSession:
     env: dict[str, str]
     desktop: Any  # recorder.a11y.Desktop, bound to this session's bus
 
-    def start(self, argv: list[str], home: Path, **env: str) -> subprocess.Popen[bytes]:
-        """An app on this desktop, with a home of its own (no session restored from an earlier run)."""
+    def start(self, argv: list[str], home: Path, cwd: Path | None = None, **env: str) -> subprocess.Popen[bytes]:
+        """An app on this desktop, with a home of its own (no session restored
+        from an earlier run), started in ``cwd`` (where its file dialogs open)."""
         home.mkdir(parents=True, exist_ok=True)
         full = {**self.env, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
                 "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CACHE_HOME": str(home / ".cache"),
                 "XDG_STATE_HOME": str(home / ".local/state"), **env}
         return subprocess.Popen(argv, env=full, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
+                                start_new_session=True, cwd=cwd)
 
     def xdo(self, *args: str) -> str:
         return xdo(self.display, *args)
@@ -60,10 +61,10 @@ class DesktopSession:
         window manager focuses on click (Xvfb has none: the focus would stay
         with the browser that took it)."""
         x, y = widget.centre
-        self.xdo("mousemove", "--sync", str(x), str(y))
+        self.xdo("mousemove", str(x), str(y))
         ours = self.xdo("search", "--onlyvisible", "--pid", str(widget.pid), "--name",
                         f"^{re.escape(widget.window)}$").split()
-        if ours:
+        if ours and self.xdo("getwindowfocus").strip() != ours[-1]:
             self.xdo("windowfocus", "--sync", ours[-1])
         self.xdo("click", "1")
         if "focusable" in widget.states:  # a person types once the caret shows there
@@ -87,9 +88,9 @@ class DesktopSession:
         return None
 
     @contextlib.contextmanager
-    def mousepad(self, home: Path) -> Iterator[subprocess.Popen[bytes]]:
+    def mousepad(self, home: Path, cwd: Path | None = None, **env: str) -> Iterator[subprocess.Popen[bytes]]:
         """Debian's Mousepad, once its editor is on the accessibility bus."""
-        proc = self.start(["mousepad"], home)
+        proc = self.start(["mousepad"], home, cwd, **env)
         try:
             until(lambda: self.find(proc.pid, "text", ""), 30, "Mousepad's editor on the accessibility bus")
             yield proc
@@ -107,10 +108,16 @@ def until(what: Callable[[], T | None], timeout: float, say: str) -> T:
     raise AssertionError(f"not within {timeout:.0f} s: {say}")
 
 
+def _wm_running(env: dict[str, str]) -> bool:
+    said = subprocess.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"], env=env, capture_output=True,
+                          text=True, timeout=10).stdout
+    return "window id" in said
+
+
 @contextlib.contextmanager
 def a11y_session(size: str = "1280x800x24") -> Iterator[DesktopSession]:
     """Xvfb, a D-Bus session bus on it (dbus-launch; AT-SPI's bus starts on
-    demand), and this process's AT-SPI client bound to that bus. AT-SPI binds
+    demand), a window manager (Openbox), and this process's AT-SPI client bound to that bus. AT-SPI binds
     a process to the first bus it meets, so one session serves a whole test
     process (a session-scoped fixture); the variables are put back after."""
     from recorder.a11y import open_desktop
@@ -132,9 +139,15 @@ def a11y_session(size: str = "1280x800x24") -> Iterator[DesktopSession]:
                     os.environ.pop(k, None)
                 else:
                     os.environ[k] = v
+        # a window manager, as on a desktop: it places new windows, focuses on click, raises
+        wm = subprocess.Popen(["openbox", "--sm-disable"], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+        until(lambda: _wm_running(env) or None, 20, "the window manager")
         try:
             yield DesktopSession(display, env, desktop)
         finally:
+            wm.terminate()
+            wm.wait(10)
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
 

@@ -433,6 +433,7 @@ class Replayer:
         self._next: PlanStep | None = None  # the step after it (may leaving a field close what it needs?)
         self._acted_at = time.monotonic()  # when the last action began: the traffic a settle waits on
         self._filled = ""  # the last action filled a field: "typed", or "choice" (a select or check)
+        self._desktop: Any = None  # the desktop's hands and eyes (teachd.runner.desktop), once needed
         self._found_in: Page | Frame | None = None  # where resolve found the last target
         self._found_css: str | None = None  # ... and a CSS selector naming it alone, when it has one
         self.traffic = Traffic()
@@ -819,7 +820,7 @@ class Replayer:
             self.page.goto(url, wait_until="domcontentloaded")
             return []
         if action in ("os_click", "os_key", "os_type"):
-            raise Halt(f"step {n}: a desktop step outside the browser; a person must do it")
+            return self._desktop_step(step)
         if action == "press" and not step.anchor:
             self._guard(n, f"press {step.key}", focused_location(self.page))  # the frame the keys go to
             self.page.keyboard.press(self._keys(step))
@@ -849,6 +850,55 @@ class Replayer:
         self._filled = "choice" if action in ("select", "check") else "typed" if action == "type" else ""
         self._act(step, target, anchor, found)
         return list(choice.via)
+
+    def _desktop_step(self, step: PlanStep) -> list[str]:
+        """A step outside the browser (teachd.runner.desktop): its widget
+        found by accessibility, exactly one, in an app the skill was taught
+        on, under the same gate as a page; otherwise a halt naming it."""
+        from compiler.desktop import title_pattern
+        from teachd.runner.desktop import DesktopHalt, keys_of
+
+        n = step.n
+        anchor = self.proc.desktop.get(step.desktop or "")
+        if anchor is None and step.action != "os_key":
+            raise Halt(f"step {n}: a desktop step outside the browser; a person must do it")
+        actor = self._desktop_actor(n)
+        app = ((anchor or {}).get("window") or {}).get("class") or ""
+        where = f"the desktop ({app or step.window or 'a window'})"
+        taught = ", ".join(self.proc.apps)
+        outside = (f"{app} is not among the applications the skill was taught on ({taught})"
+                   if app and self.proc.apps and app not in self.proc.apps else None)
+        try:
+            if step.action == "os_key":
+                keys = keys_of(step.key, step.modifiers)
+                self.gate.guard(Action("computer_act", plain(f"press {keys} in {step.window or 'a window'}"),
+                                       where, n, planned=True), outside)
+                actor.key(keys, title_pattern(step.window) if step.window else None)
+                return ["keys"]
+            assert anchor is not None
+            widget = actor.find(anchor, self.step_timeout)
+            verb = "click" if step.action == "os_click" else "type into"
+            self.gate.guard(Action("computer_act", plain(f"{verb} {step.describe or 'a widget'}"), where, n,
+                                   planned=True), outside)
+            if step.action == "os_click":
+                how = actor.click(widget, (anchor.get("at") or {}).get("in"))
+            else:
+                actor.type(widget, self._value(step), secret=bool(step.secret))
+                how = "typed"
+        except DesktopHalt as exc:
+            raise Halt(plain(f"step {n}: {exc}")) from None
+        return ["accessibility", how]
+
+    def _desktop_actor(self, n: int) -> Any:
+        if self._desktop is None:
+            from recorder.a11y import NoAccessibility, open_desktop
+            from teachd.runner.desktop import DesktopActor
+
+            try:
+                self._desktop = DesktopActor(open_desktop())
+            except NoAccessibility as exc:
+                raise Halt(f"step {n}: a desktop step, and {exc}") from None
+        return self._desktop
 
     def _look_at(self, target: PwLocator, js: str, arg: Any = None, timeout: float | None = None) -> Any:
         """``js`` evaluated on the last target found, the cheapest way it can be (teachd.runner.looks)."""

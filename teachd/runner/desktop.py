@@ -1,0 +1,252 @@
+"""Desktop steps replayed: a desktop anchor found again, then acted on as a
+person acts — or a halt that names the step.
+
+Finding is pure (``match``: exactly one showing widget agrees with the
+anchor's window and widget evidence, or why not); acting sits at the edge:
+the accessibility tree (recorder.a11y) and xdotool as the person's hands,
+both passed in. A click lands only where the pointer's window is the
+target's own window (another window on top: the widget's own action, where
+the app offers one; otherwise a halt, never a click on what covers it).
+Typing goes through xdotool's standard input (never its command line, which
+any process can read) and is read back through accessibility where the
+widget shows its text.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import subprocess
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from teachd.errors import Unavailable
+
+PRESS_ACTIONS = ("click", "press")  # a widget's own actions that do what a click does ("activate"
+# on a text field is its Enter: not a click)
+QUIET = 0.4  # seconds an app shows no change before the next step (a person sees it has caught up)
+SETTLE_MAX = 5.0
+
+
+class DesktopHalt(Exception):
+    """The step cannot be done safely; the message says why (the runner names the step)."""
+
+
+@dataclass(frozen=True)
+class Found:
+    widget: Any  # recorder.a11y.Widget
+    why: str = ""
+
+
+def same(a: Any, b: Any) -> bool:
+    """The same widget, as evidence tells (two snapshots of one widget)."""
+    return (a.pid, a.role, a.name, a.path, a.window) == (b.pid, b.role, b.name, b.path, b.window)
+
+
+def title_matches(title: str, window: Mapping[str, Any]) -> bool:
+    pattern = window.get("title_pattern") or window.get("title")
+    return not pattern or fnmatch.fnmatchcase(title, str(pattern)) or title == window.get("title")
+
+
+def agrees(widget: Any, anchor: Mapping[str, Any]) -> bool:
+    """The widget is the anchor's: its app, a window whose title fits, and
+    the role, name and named containers the demonstration saw."""
+    window, want = anchor.get("window") or {}, anchor.get("widget") or {}
+    if window.get("app") and widget.app != window["app"]:
+        return False
+    if not title_matches(widget.window, window):
+        return False
+    path = [list(p) for p in widget.path]
+    if path and path[0][0] in ("frame", "dialog", "alert", "file chooser", "window"):
+        path = path[1:]
+    return bool(widget.role == want.get("role") and widget.name == want.get("name")
+                and path == [list(p) for p in want.get("path") or []])
+
+
+def match(widgets: Iterable[Any], anchor: Mapping[str, Any]) -> Found:
+    """Exactly one agreeing widget, or None and why (nothing, or several: a guess is never made)."""
+    found = [w for w in widgets if agrees(w, anchor)]
+    if len(found) == 1:
+        return Found(found[0])
+    what = anchor.get("describe") or "the widget"
+    if not found:
+        return Found(None, f"{what} is not on the desktop")
+    return Found(None, f"{what} is ambiguous: {len(found)} widgets agree with it; "
+                       "stopping rather than guessing")
+
+
+class DesktopActor:
+    """The desktop's hands and eyes for one replay."""
+
+    def __init__(self, desktop: Any, display: str | None = None,
+                 run: Callable[..., subprocess.CompletedProcess[str]] = subprocess.run) -> None:
+        self.desktop = desktop
+        self.display = display
+        self._run = run
+        self._windows: Any = None  # recorder.desktop.WindowInfo: what the X server shows where
+
+    # -- finding --------------------------------------------------------------
+    def widgets(self, anchor: Mapping[str, Any]) -> list[Any]:
+        window = anchor.get("window") or {}
+        out = []
+        for node, title, pid, app in self.desktop.windows():
+            if window.get("app") and app != window["app"]:
+                continue
+            if not title_matches(title, window):
+                continue
+            out.extend(self.desktop.walk(node, title, pid, app))
+        return out
+
+    def find(self, anchor: Mapping[str, Any], timeout: float) -> Any:
+        """The one widget, waiting up to ``timeout`` for it to show (a dialog opening)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = match(self.widgets(anchor), anchor)
+            if found.widget is not None or time.monotonic() >= deadline:
+                break
+            time.sleep(0.1)
+        if found.widget is None:
+            raise DesktopHalt(found.why)
+        return found.widget
+
+    # -- acting ---------------------------------------------------------------
+    def xdo(self, *args: str, stdin: str | None = None) -> str:
+        import os
+
+        env = dict(os.environ)
+        if self.display:
+            env["DISPLAY"] = self.display
+        try:
+            done = self._run(["xdotool", *args], input=stdin, capture_output=True, text=True, env=env,
+                             timeout=30)
+        except FileNotFoundError:
+            raise Unavailable("xdotool is missing: install Debian's xdotool") from None
+        return str(done.stdout)
+
+    def _focus_window(self, widget: Any) -> None:
+        """Its window raised and focused, as a person brings a window forward."""
+        import re
+
+        ids = self.xdo("search", "--onlyvisible", "--pid", str(widget.pid), "--name",
+                       f"^{re.escape(widget.window)}$").split()
+        if ids:
+            self.xdo("windowraise", ids[-1])
+            if self.xdo("getwindowfocus").strip() != ids[-1]:  # --sync on the focused one waits in vain
+                self.xdo("windowfocus", "--sync", ids[-1])
+
+    def _shows(self, widget: Any, x: int, y: int) -> bool:
+        """Whether the point shows this very widget (nothing else is there)."""
+        under = self.desktop.at(x, y, pid=widget.pid)
+        return under is not None and same(under, widget) and self._top_window_is(widget, x, y)
+
+    def _top_window_is(self, widget: Any, x: int, y: int) -> bool:
+        """The X server's own answer: the top window under the pointer is the widget's."""
+        if self._windows is None:
+            from recorder.desktop import WindowInfo
+
+            self._windows = WindowInfo()
+        under = self._windows.at_pointer()
+        return under.pid == widget.pid and under.title == widget.window
+
+    def _screen(self) -> tuple[int, int]:
+        size = self.xdo("getdisplaygeometry").split()
+        return (int(size[0]), int(size[1])) if len(size) == 2 else (0, 0)
+
+    def click(self, widget: Any, offset: Mapping[str, int] | None = None) -> str:
+        """Click the widget; returns how ("pointer" or its own action). The
+        pointer clicks only where it shows this very widget."""
+        if widget.box is None:
+            return self._own_action(widget, "it shows no place on the screen")
+        x, y, w, h = widget.box
+        px, py = x + w // 2, y + h // 2
+        if offset and 0 <= offset.get("x", -1) < w and 0 <= offset.get("y", -1) < h:
+            px, py = x + int(offset["x"]), y + int(offset["y"])  # where the person clicked in it
+        sw, sh = self._screen()
+        if not (0 <= px < sw and 0 <= py < sh):
+            return self._own_action(widget, "it is off the screen")
+        self._focus_window(widget)
+        if self._pointer()[:2] != (str(px), str(py)):  # --sync to where it already is waits in vain
+            self.xdo("mousemove", "--sync", str(px), str(py))
+        if not self._shows(widget, px, py):
+            return self._own_action(widget, "something else is where it shows")
+        self.xdo("click", "1")
+        return "pointer"
+
+    def focus(self, widget: Any) -> str:
+        """The keyboard's focus on it, as a person gives it: already there
+        (the caret shows), its app's own call, or a click."""
+        if "focused" in self.desktop.states(widget):
+            return "focused"
+        if self.desktop.grab_focus(widget) and "focused" in self.desktop.states(widget):
+            self._focus_window(widget)
+            return "focused"
+        return self.click(widget)
+
+    def _pointer(self) -> tuple[str, str, str]:
+        """x, y and the window under the pointer ("0" without a window manager)."""
+        shell = self.xdo("getmouselocation", "--shell").split()
+        out = dict(line.split("=", 1) for line in shell if "=" in line)
+        return out.get("X", ""), out.get("Y", ""), out.get("WINDOW", "0")
+
+    def _own_action(self, widget: Any, why: str) -> str:
+        for name in PRESS_ACTIONS:
+            if name in widget.actions and self.desktop.act(widget, name):
+                return name
+        raise DesktopHalt(f"cannot click {widget.role} {widget.name!r} safely: {why}, and it offers no "
+                          "action of its own")
+
+    def type(self, widget: Any, value: str, secret: bool = False) -> None:
+        """Type ``value`` over what the widget holds, then check it holds it."""
+        self.focus(widget)
+        if "focused" not in self.desktop.states(widget):
+            raise DesktopHalt(f"the {widget.role} would not take the keyboard's focus")
+        self.xdo("key", "--clearmodifiers", "ctrl+a")
+        if value:
+            self.xdo("type", "--clearmodifiers", "--delay", "8", "--file", "-", stdin=value)
+        else:
+            self.xdo("key", "BackSpace")
+        if not (secret or widget.secret):  # a password widget does not show its text
+            deadline = time.monotonic() + 5
+            while (now := self.desktop.text(widget)) is not None and now != value:
+                if time.monotonic() > deadline:
+                    raise DesktopHalt(f"the {widget.role} does not hold what was typed (it holds {len(now)} "
+                                      f"characters, {len(value)} were typed)")
+                time.sleep(0.05)
+        self.settle(widget)
+
+    def settle(self, widget: Any) -> None:
+        """Until the app has shown no change for ``QUIET``: the widget's text,
+        its windows, what has the focus (a file dialog completing a name
+        takes a moment; a key sent meanwhile goes to the completion)."""
+        def look() -> tuple[Any, ...]:
+            windows = tuple(title for _n, title, _p, _a in self.desktop.windows(widget.pid))
+            focused = self.desktop.focused(widget.pid)
+            return (None if widget.secret else self.desktop.text(widget), windows,
+                    focused and (focused.role, focused.name, focused.window))
+
+        last, since, deadline = look(), time.monotonic(), time.monotonic() + SETTLE_MAX
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            now = look()
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= QUIET:
+                return
+
+    def key(self, keys: str, title_pattern: str | None) -> None:
+        """Keys to the focused window, only when it is the one the person pressed them in."""
+        focused = self.xdo("getwindowfocus", "getwindowname").strip()
+        if title_pattern and not fnmatch.fnmatchcase(focused, title_pattern):
+            raise DesktopHalt(f"the keys {keys} would go to the window {focused!r}, not to one like "
+                              f"{title_pattern!r}")
+        self.xdo("key", "--clearmodifiers", keys)
+
+
+def keys_of(key: str | None, modifiers: Iterable[str]) -> str:
+    """pynput's key names as xdotool's: ("s", ["ctrl"]) → "ctrl+s", "enter" → "Return"."""
+    names = {"enter": "Return", "esc": "Escape", "tab": "Tab", "backspace": "BackSpace", "delete": "Delete",
+             "up": "Up", "down": "Down", "left": "Left", "right": "Right", "home": "Home", "end": "End",
+             "page_up": "Prior", "page_down": "Next", "cmd": "super"}
+    mods = [names.get(m, m) for m in modifiers]
+    return "+".join([*mods, names.get(str(key), str(key))])
