@@ -234,6 +234,78 @@ class DesktopActor:
             elif time.monotonic() - since >= QUIET:
                 return
 
+    # -- by picture (an app that names nothing) --------------------------------
+    def _windows_of(self, anchor: Mapping[str, Any]) -> list[tuple[str, dict[str, int], str]]:
+        """(X window, geometry, title) of every visible window of the anchor's class whose title fits."""
+        window = anchor.get("window") or {}
+        klass = str(window.get("class") or "").split(" ")[0]
+        out = []
+        for wid in self.xdo("search", "--onlyvisible", "--class", f"^{klass}$").split() if klass else []:
+            title = self.xdo("getwindowname", wid).strip()
+            if not title_matches(title, window):
+                continue
+            shell = self.xdo("getwindowgeometry", "--shell", wid).split()
+            geo = {k: int(v) for k, v in (line.split("=", 1) for line in shell if "=" in line)
+                   if k in ("X", "Y", "WIDTH", "HEIGHT")}
+            if len(geo) == 4:
+                out.append((wid, geo, title))
+        return out
+
+    def find_picture(self, anchor: Mapping[str, Any], timeout: float) -> tuple[str, int, int, str]:
+        """The one place, across the app's windows, that shows the demonstrated
+        crop: (X window, x, y on the screen, its title); a look-alike in
+        another window, or in the same one, is a halt."""
+        import base64
+        import io
+
+        from PIL import Image
+
+        from recorder.crops import grab_screen
+        from teachd.runner.picture import NoMatch, find
+
+        picture = anchor.get("picture") or {}
+        crop = Image.open(io.BytesIO(base64.b64decode(str(picture.get("png") or ""))))
+        what = anchor.get("describe") or "the demonstrated place"
+        deadline = time.monotonic() + timeout
+        while True:
+            hits, why = [], f"{what} is not on the screen (by its picture)"
+            for wid, geo, title in self._windows_of(anchor):
+                shot = grab_screen({"x": geo["X"], "y": geo["Y"], "w": geo["WIDTH"], "h": geo["HEIGHT"]})
+                if shot is None:
+                    continue
+                m = find(shot, crop)
+                if isinstance(m, NoMatch):
+                    if "two places" in m.why:
+                        raise DesktopHalt(f"{what}: {m.why}")
+                    why = f"{what}: {m.why}"
+                    continue
+                hits.append((wid, geo["X"] + m.x, geo["Y"] + m.y, title))
+            if len(hits) > 1:
+                raise DesktopHalt(f"{what} is ambiguous: {len(hits)} windows show it; "
+                                  "stopping rather than guessing")
+            if hits:
+                return hits[0]
+            if time.monotonic() >= deadline:
+                raise DesktopHalt(why)
+            time.sleep(0.2)
+
+    def click_picture(self, anchor: Mapping[str, Any], timeout: float) -> str:
+        """Click the one place that shows the crop, once its window is on top there."""
+        wid, x, y, title = self.find_picture(anchor, timeout)
+        self.xdo("windowraise", wid)
+        if self.xdo("getwindowfocus").strip() != wid:
+            self.xdo("windowfocus", "--sync", wid)
+        if self._pointer()[:2] != (str(x), str(y)):
+            self.xdo("mousemove", "--sync", str(x), str(y))
+        if self._windows is None:
+            from recorder.desktop import WindowInfo
+
+            self._windows = WindowInfo()
+        if self._windows.at_pointer().title != title:
+            raise DesktopHalt(f"another window is over {anchor.get('describe') or 'it'}")
+        self.xdo("click", "1")
+        return "picture"
+
     def key(self, keys: str, title_pattern: str | None) -> None:
         """Keys to the focused window, only when it is the one the person pressed them in."""
         focused = self.xdo("getwindowfocus", "getwindowname").strip()
