@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compiler.anchors import build_anchor, mark_shared_locators
-from compiler.desktop import app_name, desktop_anchor, desktop_key
+from compiler.desktop import TITLE_SEPARATORS, app_name, desktop_anchor, desktop_key
 from compiler.names import describe, param_name
 from compiler.plan import Anchor, PlanStep, Procedure
 from compiler.recording import Recording
@@ -131,7 +131,7 @@ def build_procedure(rec: Recording) -> Built:
             if (did := desktop_for(step)) is not None and step.action != "os_key":
                 out.desktop, out.describe = did, desktop[did]["describe"]
         if step.action == "os_type":
-            widget = {"name": (step.target or {}).get("name") or f"{desktop_app(step)} text"}
+            widget = {"name": (step.target or {}).get("name") or f"{desktop_place(step)} text"}
             secret = (step.masked or (step.target or {}).get("role") == "password text"
                       or looks_secret(step.value or ""))
             if secret:
@@ -183,7 +183,12 @@ def build_procedure(rec: Recording) -> Built:
     )
 
 
-def desktop_app(step: Step) -> str:
+def desktop_place(step: Step) -> str:
+    """What names an unnamed field's place: a dialog's own title ("Save As"),
+    else the app (a main window's title names its document, not the field)."""
+    title = " ".join(str(step.window or "").split())
+    if title and not any(sep in title for sep in TITLE_SEPARATORS):
+        return title
     return app_name(step.target, step.extra.get("window_class"))
 
 

@@ -178,10 +178,10 @@ class Desktop:
         parent = node.get_parent()
         while parent is not None:
             role, name = str(parent.get_role_name()), clean(parent.get_name())
+            if role == "application":  # above the window: the path has ended
+                break
             if not (role in UNNAMED_CONTAINERS and not name):
                 path.append((role, name))
-            if parent == window or role in WINDOW_ROLES:
-                break
             parent = parent.get_parent()
         return tuple(reversed(path))
 

@@ -4,6 +4,9 @@ recorder's own pynput listeners, xdotool as the person."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +35,7 @@ def teach_on(desk: DesktopSession, env: dict[str, str], app: SampleApp, pw: Any)
     return teach, browser
 
 
-def test_a_click_and_typing_in_a_desktop_editor_are_recorded_by_widget_and_final_text(
+def test_a_desktop_editor_taught_by_widget_and_final_text_replays_through_teachd_run(
         desk: DesktopSession, env: dict[str, str], app: SampleApp, pw: Any, tmp_path: Path) -> None:
     teach, browser = teach_on(desk, env, app, pw)
     with desk.mousepad(tmp_path / "person", tmp_path) as mousepad:
@@ -69,6 +72,21 @@ def test_a_click_and_typing_in_a_desktop_editor_are_recorded_by_widget_and_final
     named = [e for e in evs if e["type"] == "os_input" and e["target"]["window"] == "Save As"]
     assert named and named[-1]["value"] == "notes.txt"
     assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "Call the bank on Monday"
+    # The skill `teachd teach` saved, replayed by `teachd run` on a fresh Mousepad
+    # started in another folder, with another note: judged by the file it saves.
+    slug = json.loads(_out)["slug"]
+    again = tmp_path / "again"
+    again.mkdir()
+    with desk.mousepad(tmp_path / "person2", again) as _second:
+        run_env = {**env, "DISPLAY": desk.display, "DBUS_SESSION_BUS_ADDRESS": desk.env["DBUS_SESSION_BUS_ADDRESS"]}
+        done = subprocess.run([sys.executable, "-m", "teachd", "run", slug, "--headless", "--json",
+                               "--param", "mousepad_text=Water the plants"],
+                              env=run_env, capture_output=True, text=True, timeout=180, input="")
+        result = json.loads(done.stdout) if done.stdout.strip() else {}
+        assert result.get("steps") and all(x["status"] == "ok" for x in result["steps"]), (
+            result.get("message"), done.stderr[-800:])
+        until(lambda: (again / "notes.txt").is_file() or None, 20, "notes.txt saved by the replay")
+    assert (again / "notes.txt").read_text(encoding="utf-8") == "Water the plants"
     assert evs[-1]["type"] == "os_key" and evs[-1]["key"] == "enter"
 
 
