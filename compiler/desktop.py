@@ -34,6 +34,16 @@ TITLE_SEPARATORS = (" - ", " — ", " – ")
 PICTURE_MAX = (160, 80)  # a crop kept in a skill is at most this big (about 2 kB as PNG)
 
 
+WINDOW_ROLES = frozenset({"frame", "dialog", "alert", "file chooser", "window", "color chooser",
+                          "font chooser"})  # AT-SPI's roles of a top-level window
+
+
+def below_window(path: Any) -> list[list[str]]:
+    """A widget's path without its window (named by the anchor's title instead)."""
+    out = [[str(r), str(n)] for r, n in (path or [])]
+    return out[1:] if out and out[0][0] in WINDOW_ROLES else out
+
+
 def title_pattern(title: str) -> str:
     """The window's title as a glob that still holds after the document
     changes: "*Untitled 1 - Mousepad" → "* - Mousepad" (what follows the
@@ -90,9 +100,7 @@ def desktop_anchor(target: Mapping[str, Any] | None, window: str | None, window_
                    "app": (target or {}).get("app") or None},
     }
     if target:
-        path = [[str(r), mask_text(str(n))[0]] for r, n in (target.get("path") or [])]
-        if path and path[0][0] in ("frame", "dialog", "alert", "file chooser", "window"):
-            path = path[1:]  # the window itself, named by its title above
+        path = [[r, mask_text(n)[0]] for r, n in below_window(target.get("path"))]
         anchor["widget"] = {"role": str(target.get("role") or ""),
                             "name": mask_text(str(target.get("name") or ""))[0], "path": path}
     if at and at.get("x") is not None:
@@ -111,5 +119,5 @@ def desktop_key(target: Mapping[str, Any] | None, window_class: str | None) -> t
     widget of the same app (a click that focused a field, then its typing)."""
     if not target:
         return None
-    path = tuple(tuple(p) for p in (target.get("path") or [])[1:])
+    path = tuple(tuple(p) for p in below_window(target.get("path")))
     return (target.get("app") or window_class, target.get("role"), target.get("name"), path)

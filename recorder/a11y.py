@@ -25,14 +25,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from compiler.desktop import WINDOW_ROLES
+
 # The roles whose text a person types and that hold a secret by nature.
 SECRET_ROLES = frozenset({"password text"})
 # Widgets of these roles are containers or decoration: a path through them
 # names nothing a person sees, so they are left out of a widget's path.
 UNNAMED_CONTAINERS = frozenset({"filler", "panel", "scroll pane", "viewport", "page tab", "split pane",
                                 "layered pane", "section", "unknown"})
-WINDOW_ROLES = frozenset({"frame", "dialog", "alert", "file chooser", "window", "color chooser",
-                          "font chooser"})
 MAX_NODES = 5000  # a window's walk stops here: an app exposing more is not read further
 
 
@@ -167,12 +167,12 @@ class Desktop:
             except Exception:  # no Collection: every widget is looked at
                 found = [w.node for w in self.walk(window, title, wpid, app) if "focused" in w.states]
             for node in found:
-                widget = self._widget(node, self._path(node, window), title, wpid, app)
+                widget = self._widget(node, self._path(node), title, wpid, app)
                 if widget is not None and widget.role not in WINDOW_ROLES:
                     return widget
         return None
 
-    def _path(self, node: Any, window: Any) -> tuple[tuple[str, str], ...]:
+    def _path(self, node: Any) -> tuple[tuple[str, str], ...]:
         """The named containers from the window down to ``node`` (as ``walk`` builds it)."""
         path: list[tuple[str, str]] = []
         parent = node.get_parent()

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from compiler.desktop import below_window
 from teachd.errors import Unavailable
 
 PRESS_ACTIONS = ("click", "press")  # a widget's own actions that do what a click does ("activate"
@@ -57,11 +58,8 @@ def agrees(widget: Any, anchor: Mapping[str, Any]) -> bool:
         return False
     if not title_matches(widget.window, window):
         return False
-    path = [list(p) for p in widget.path]
-    if path and path[0][0] in ("frame", "dialog", "alert", "file chooser", "window"):
-        path = path[1:]
     return bool(widget.role == want.get("role") and widget.name == want.get("name")
-                and path == [list(p) for p in want.get("path") or []])
+                and below_window(widget.path) == [list(p) for p in want.get("path") or []])
 
 
 def match(widgets: Iterable[Any], anchor: Mapping[str, Any]) -> Found:
@@ -131,9 +129,25 @@ class DesktopActor:
         ids = self.xdo("search", "--onlyvisible", "--pid", str(widget.pid), "--name",
                        f"^{re.escape(widget.window)}$").split()
         if ids:
-            self.xdo("windowraise", ids[-1])
-            if self.xdo("getwindowfocus").strip() != ids[-1]:  # --sync on the focused one waits in vain
-                self.xdo("windowfocus", "--sync", ids[-1])
+            self._bring_forward(ids[-1])
+
+    def _bring_forward(self, wid: str) -> None:
+        """An X window raised and given the focus."""
+        self.xdo("windowraise", wid)
+        if self.xdo("getwindowfocus").strip() != wid:  # --sync on the focused one waits in vain
+            self.xdo("windowfocus", "--sync", wid)
+
+    def _point_at(self, x: int, y: int) -> None:
+        if self._pointer()[:2] != (str(x), str(y)):  # --sync to where it already is waits in vain
+            self.xdo("mousemove", "--sync", str(x), str(y))
+
+    def _on_top(self) -> Any:
+        """The X server's top window under the pointer (recorder.desktop.Window)."""
+        if self._windows is None:
+            from recorder.desktop import WindowInfo
+
+            self._windows = WindowInfo()
+        return self._windows.at_pointer()
 
     def _shows(self, widget: Any, x: int, y: int) -> bool:
         """Whether the point shows this very widget (nothing else is there)."""
@@ -142,11 +156,7 @@ class DesktopActor:
 
     def _top_window_is(self, widget: Any, x: int, y: int) -> bool:
         """The X server's own answer: the top window under the pointer is the widget's."""
-        if self._windows is None:
-            from recorder.desktop import WindowInfo
-
-            self._windows = WindowInfo()
-        under = self._windows.at_pointer()
+        under = self._on_top()
         return under.pid == widget.pid and under.title == widget.window
 
     def _screen(self) -> tuple[int, int]:
@@ -166,8 +176,7 @@ class DesktopActor:
         if not (0 <= px < sw and 0 <= py < sh):
             return self._own_action(widget, "it is off the screen")
         self._focus_window(widget)
-        if self._pointer()[:2] != (str(px), str(py)):  # --sync to where it already is waits in vain
-            self.xdo("mousemove", "--sync", str(px), str(py))
+        self._point_at(px, py)
         if not self._shows(widget, px, py):
             return self._own_action(widget, "something else is where it shows")
         self.xdo("click", "1")
@@ -183,10 +192,13 @@ class DesktopActor:
             return "focused"
         return self.click(widget)
 
+    def _shell(self, command: str, *args: str) -> dict[str, str]:
+        """xdotool's ``--shell`` answer (KEY=value lines) as a dict."""
+        return dict(line.split("=", 1) for line in self.xdo(command, "--shell", *args).split() if "=" in line)
+
     def _pointer(self) -> tuple[str, str, str]:
         """x, y and the window under the pointer ("0" without a window manager)."""
-        shell = self.xdo("getmouselocation", "--shell").split()
-        out = dict(line.split("=", 1) for line in shell if "=" in line)
+        out = self._shell("getmouselocation")
         return out.get("X", ""), out.get("Y", ""), out.get("WINDOW", "0")
 
     def _own_action(self, widget: Any, why: str) -> str:
@@ -244,8 +256,7 @@ class DesktopActor:
             title = self.xdo("getwindowname", wid).strip()
             if not title_matches(title, window):
                 continue
-            shell = self.xdo("getwindowgeometry", "--shell", wid).split()
-            geo = {k: int(v) for k, v in (line.split("=", 1) for line in shell if "=" in line)
+            geo = {k: int(v) for k, v in self._shell("getwindowgeometry", wid).items()
                    if k in ("X", "Y", "WIDTH", "HEIGHT")}
             if len(geo) == 4:
                 out.append((wid, geo, title))
@@ -275,7 +286,7 @@ class DesktopActor:
                     continue
                 m = find(shot, crop)
                 if isinstance(m, NoMatch):
-                    if "two places" in m.why:
+                    if m.ambiguous:
                         raise DesktopHalt(f"{what}: {m.why}")
                     why = f"{what}: {m.why}"
                     continue
@@ -289,19 +300,12 @@ class DesktopActor:
                 raise DesktopHalt(why)
             time.sleep(0.2)
 
-    def click_picture(self, anchor: Mapping[str, Any], timeout: float) -> str:
-        """Click the one place that shows the crop, once its window is on top there."""
-        wid, x, y, title = self.find_picture(anchor, timeout)
-        self.xdo("windowraise", wid)
-        if self.xdo("getwindowfocus").strip() != wid:
-            self.xdo("windowfocus", "--sync", wid)
-        if self._pointer()[:2] != (str(x), str(y)):
-            self.xdo("mousemove", "--sync", str(x), str(y))
-        if self._windows is None:
-            from recorder.desktop import WindowInfo
-
-            self._windows = WindowInfo()
-        if self._windows.at_pointer().title != title:
+    def click_picture(self, anchor: Mapping[str, Any], hit: tuple[str, int, int, str]) -> str:
+        """Click the place ``find_picture`` found, once its window is on top there."""
+        wid, x, y, title = hit
+        self._bring_forward(wid)
+        self._point_at(x, y)
+        if self._on_top().title != title:
             raise DesktopHalt(f"another window is over {anchor.get('describe') or 'it'}")
         self.xdo("click", "1")
         return "picture"

@@ -37,6 +37,7 @@ class PictureMatch:
 @dataclass(frozen=True)
 class NoMatch:
     why: str
+    ambiguous: bool = False  # two places look alike (not: nothing looks like it)
 
 
 def edges(img: Image.Image) -> np.ndarray:
@@ -121,5 +122,5 @@ def find(screen: Image.Image, crop: Image.Image, scales: Sequence[float] = SCALE
     runner_up = max(elsewhere, default=0.0)
     if score - runner_up < margin:
         return NoMatch(f"two places look like the demonstrated picture ({score:.2f} and "
-                       f"{runner_up:.2f}); stopping rather than guessing")
+                       f"{runner_up:.2f}); stopping rather than guessing", ambiguous=True)
     return PictureMatch(bx, by, score, runner_up, best[4])

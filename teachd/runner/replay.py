@@ -879,10 +879,10 @@ class Replayer:
             verb = "click" if step.action == "os_click" else "type into"
             if "widget" not in anchor and "picture" in anchor and step.action == "os_click":
                 # an app that names nothing to accessibility: its picture, unique or a halt
-                actor.find_picture(anchor, self.step_timeout)
+                hit = actor.find_picture(anchor, self.step_timeout)
                 self.gate.guard(Action("computer_act", plain(f"click {step.describe or 'a place'}"), where, n,
                                        planned=True), outside)
-                return ["picture", actor.click_picture(anchor, self.step_timeout)]
+                return ["picture", actor.click_picture(anchor, hit)]
             widget = actor.find(anchor, self.step_timeout)
             self.gate.guard(Action("computer_act", plain(f"{verb} {step.describe or 'a widget'}"), where, n,
                                    planned=True), outside)
