@@ -7,12 +7,16 @@ Playwright script doing the same steps, in the same run, on the same browser
 Both sides type with real key events (``press_sequentially``) and wait for
 each navigation; teachd also resolves every target through its anchor and
 checks the evidence, asks its gate and verifies each effect. Browser start-up
-is left out of both. Prints a table of medians.
+is left out of both. The app runs in a process of its own, as a real app
+does: in this one its server threads would take turns with the replay's
+Python for the interpreter lock, charging whichever side does more Python
+work for the app's. Prints a table of medians.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import re
 import statistics
 import sys
@@ -40,6 +44,15 @@ PASSWORD = "bench-speed-Pw-1"
 class Approve:
     def ask(self, request: Request) -> Answer:
         return Answer(request.id, True)
+
+
+def serve(port: int, conn: Any) -> None:
+    """The app's process: a fresh app for each "start", its counts at "stop"."""
+    while conn.recv() == "start":
+        with SampleApp(password=PASSWORD, port=port) as app:
+            conn.send(app.url)
+            conn.recv()
+            conn.send((len(app.state.groups), len(app.state.reports)))
 
 
 def raw_script(page: Any, base: str) -> int:
@@ -95,29 +108,37 @@ def main() -> int:
     proc = Procedure.from_files(skill.current.files)
     from playwright.sync_api import sync_playwright
 
+    spawn = multiprocessing.get_context("spawn")
+    here, there = spawn.Pipe()
+    server = spawn.Process(target=serve, args=(taught.port, there), daemon=True)
+    server.start()
     times: dict[str, list[float]] = {"teachd": [], "raw": []}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium_path(None), headless=True,
                                      args=launch_args(None))
         for _ in range(args.runs):
             for side in ("raw", "teachd"):
-                with SampleApp(password=PASSWORD, port=taught.port) as app:
-                    context = browser.new_context(viewport={"width": 1280, "height": 800})
-                    context.add_init_script(path=str(CAPTURE_JS))
-                    page = context.new_page()
-                    page.goto(app.url + "/help")  # warm: the first page load is not a step
-                    t0 = time.perf_counter()
-                    if side == "raw":
-                        steps = raw_script(page, app.url)
-                    else:
-                        gate = Gate(Approve())
-                        gate.load(SLUG, skill.current.approval)
-                        Replayer(context, page, proc, gate, {}, lambda _n: PASSWORD).run()
-                        steps = len(proc.steps)
-                    times[side].append((time.perf_counter() - t0) / steps * 1000)
-                    context.close()
-                    assert len(app.state.groups) == 1 and len(app.state.reports) == 1, side
+                here.send("start")
+                url = here.recv()
+                context = browser.new_context(viewport={"width": 1280, "height": 800})
+                context.add_init_script(path=str(CAPTURE_JS))
+                page = context.new_page()
+                page.goto(url + "/help")  # warm: the first page load is not a step
+                t0 = time.perf_counter()
+                if side == "raw":
+                    steps = raw_script(page, url)
+                else:
+                    gate = Gate(Approve())
+                    gate.load(SLUG, skill.current.approval)
+                    Replayer(context, page, proc, gate, {}, lambda _n: PASSWORD).run()
+                    steps = len(proc.steps)
+                times[side].append((time.perf_counter() - t0) / steps * 1000)
+                context.close()
+                here.send("stop")
+                assert here.recv() == (1, 1), f"{side}: the app did not keep one group and one report"
         browser.close()
+    here.send("end")
+    server.join(5)
     raw, ours = statistics.median(times["raw"]), statistics.median(times["teachd"])
     print(f"| replay of the {len(proc.steps)}-step sample task ({args.runs} runs) | median ms per step |")
     print("|---|---|")

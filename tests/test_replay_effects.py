@@ -329,3 +329,43 @@ def test_a_link_that_became_a_button_with_a_longer_name_is_followed_and_one_that
     with pytest.raises(Halt, match="step 2: .*Add collection"):
         replayer(context, page, add_collection_task(app, "shorter")).run()
     assert page.url.endswith("/add?as=shorter")
+
+
+# A link found by its address alone (one plain look, no selector engine) is
+# only taken when nothing else on the page bears its name: what a role's or
+# a text's locator could bring instead is then for the whole ladder to judge.
+NAV_PAGE = """<!doctype html><html><head><title>Links</title></head><body>
+<nav aria-label='Main'><a href='/help'>Help</a> <a href='/groups'>Groups</a> %s</nav><main><p>Home</p></main>
+</body></html>"""
+GROUPS_LINK = Anchor("a1", "the **Groups** link", [
+    Locator("role", role="link", name="Groups"), Locator("text", value="Groups"),
+    Locator("attr", attr="href", css='[href="/groups"]'),
+    Locator("css", value="body > nav > a:nth-of-type(2)")],
+    {"tag": "a", "role": "link", "name": "Groups", "text": "Groups", "href": "/groups",
+     "container": {"role": "navigation", "name": "Main"}})
+
+
+@pytest.mark.parametrize("beside, decides", [
+    ("", "the plain look"),  # alone: one look at the document, no selector engine
+    ("<a href='/groups/old'>Groups</a>", "the ladder"),  # a namesake leading elsewhere
+    ("<span role='link' aria-labelledby='g'>&rarr;</span><span id='g' hidden>Groups</span>", "the ladder"),
+    ("<button>Groups</button>", "ambiguous"),  # a button of the same name in the same place
+])
+def test_a_link_is_taken_by_its_address_only_when_nothing_else_bears_its_name(
+        browser: Any, beside: str, decides: str) -> None:
+    context, page = page_in(browser)
+    page.route("http://links.test/**", lambda route: route.fulfill(content_type="text/html",
+                                                                    body=NAV_PAGE % beside))
+    page.goto("http://links.test/")
+    proc = Procedure(start_url="http://links.test/", steps=[PlanStep(1, "click", "http://links.test/", anchor="a1")],
+                     anchors={"a1": GROUPS_LINK}, scope=[], success={}, parameters={})
+    r = Replayer(context, page, proc, Gate(Approve()), {}, lambda _n: "", step_timeout=1)
+    if decides == "ambiguous":  # as the whole ladder says it: the plain look did not take the link
+        with pytest.raises(Halt, match="ambiguous"):
+            r.resolve(1, GROUPS_LINK)
+    else:
+        target, choice = r.resolve(1, GROUPS_LINK)
+        assert (set(choice.via) == {"attr:href"}) == (decides == "the plain look"), choice.via
+        assert "role" in choice.via or decides == "the plain look"
+        assert target.evaluate("e => e.getAttribute('href')") == "/groups"
+    context.close()

@@ -61,12 +61,12 @@ def name_score(expected: str | None, found: str | None) -> int:
     return GAINED if kept and len(got) > len(want) else NONE
 
 
-def _names(d: Mapping[str, Any]) -> list[str]:
+def names_of(d: Mapping[str, Any]) -> list[str]:
     return [str(d[k]) for k in ("name", "label", "text") if d.get(k)]
 
 
 def best_name_score(expect: Mapping[str, Any], found: Mapping[str, Any]) -> int:
-    return max((name_score(a, b) for a in _names(expect) for b in _names(found)), default=NONE)
+    return max((name_score(a, b) for a in names_of(expect) for b in names_of(found)), default=NONE)
 
 
 def _container_text(box: Mapping[str, Any]) -> str:
@@ -139,12 +139,12 @@ def _icon_only(expect: Mapping[str, Any], found: Mapping[str, Any]) -> Verdict:
     place, why = container_agrees(expect.get("container"), found.get("containers") or [])
     if place != AGREE:
         return Verdict(NONE, why)
-    return Verdict(GAINED if _names(found) else EXACT, "agrees by its icon")
+    return Verdict(GAINED if names_of(found) else EXACT, "agrees by its icon")
 
 
 def agrees(expect: Mapping[str, Any], found: Mapping[str, Any], via: set[str]) -> Verdict:
     """How well one found element matches the demonstrated evidence."""
-    if expect.get("icon") and not _names(expect):
+    if expect.get("icon") and not names_of(expect):
         return _icon_only(expect, found)
     strong = bool(via & STRONG)
     role, frole = expect.get("role"), found.get("role")
@@ -170,18 +170,18 @@ def agrees(expect: Mapping[str, Any], found: Mapping[str, Any], via: set[str]) -
         return Verdict(NONE, why)
     if href and fhref and href != fhref and not via & {"test_id", "id"}:
         return Verdict(NONE, f"leads to {fhref}, expected {href}")
-    score = best_name_score(expect, found) if _names(expect) else EXACT
+    score = best_name_score(expect, found) if names_of(expect) else EXACT
     if swapped and score == GAINED and expect.get("container") and place == AGREE:
         return Verdict(SWAPPED_GAINED, "agrees (a link that became a button, or back; its name gained words)")
     if swapped and score != EXACT:
-        return Verdict(NONE, f"is a {frole} named {(_names(found) or ['nothing'])[0]!r}, "
-                             f"expected the {role} {_names(expect)[0]!r}")
+        return Verdict(NONE, f"is a {frole} named {(names_of(found) or ['nothing'])[0]!r}, "
+                             f"expected the {role} {names_of(expect)[0]!r}")
     if score != NONE:
         return Verdict(score, "agrees")
     if vouched:
         return Verdict(1, "agrees by its stable identity (its name changed)")
-    shown = _names(found)[0] if _names(found) else "no name"
-    return Verdict(NONE, f"is named {shown!r}, expected {_names(expect)[0]!r}")
+    shown = names_of(found)[0] if names_of(found) else "no name"
+    return Verdict(NONE, f"is named {shown!r}, expected {names_of(expect)[0]!r}")
 
 
 @dataclass

@@ -51,6 +51,7 @@ from teachd.runner.match import (
     as_taught,
     choose,
     name_score,
+    names_of,
     words,
 )
 from teachd.runner.observe import StepObserver, crop, thumbnail
@@ -147,11 +148,25 @@ _EVIDENCE = ("els => { const e = document.documentElement;" + _CLOCK
 # shadow roots, as Playwright's CSS does): no selector engine is needed, so
 # a document the replay has just reached costs no injected script for it.
 # Per selector: the evidence of its first matches, or null (a selector the
-# page cannot parse).
-_BY_CSS = "sels => { const e = document.documentElement;" + _CLOCK + """
+# page cannot parse). Given ``names`` (a name's words, lower case, one space
+# apart), each match also counts its namesakes (``others``): the elements,
+# shown or not, outside it and not holding it, whose text or naming attribute
+# has those very words; any of them could be what a role's or a text's
+# locator finds under that name.
+_BY_CSS = "([sels, names]) => { const e = document.documentElement;" + _CLOCK + """
   const one = """ + _ONE + """, all = """ + BY_CSS + """;
+  const norm = (s) => String(s || "").toLowerCase().replace(/[^\\p{L}\\p{N}]+/gu, " ").trim();
+  const named = (el) => [el.textContent, ...["aria-label", "title", "alt", "value"]
+    .map((a) => el.getAttribute(a))].some((s) => s && s.length < 400 && names.includes(norm(s)));
+  const namesakes = names.length ? all("*").filter(named) : [];
   return [window.__teachdMutations || 0, sels.map((css) => {
-    try { return all(css).slice(0, 50).map(one); } catch (err) { return null; }
+    try {
+      return all(css).slice(0, 50).map((el) => {
+        const ev = one(el);
+        if (ev) ev.others = namesakes.filter((n) => !(n === el || n.contains(el) || el.contains(n))).length;
+        return ev;
+      });
+    } catch (err) { return null; }
   })];
 }"""
 # Once the page is quiet (or the field was left already): leave the field as
@@ -527,13 +542,25 @@ class Replayer:
         all point to one visible element, each to it alone, and it agrees
         exactly, the whole ladder would choose it too: any other element it
         could bring agrees at best as well and without a stable identity,
-        which ranks lower (``choose``). Otherwise None: the ladder is asked."""
+        which ranks lower (``choose``). A link's address stands in for them
+        when it names one visible element that agrees exactly and nothing
+        else on the page bears its name: another element the ladder could
+        bring would then be one it refuses (a link elsewhere, another name)
+        or ranks lower (a name that gained words). Otherwise None: the
+        ladder is asked."""
         strong = [(loc, css) for loc in anchor.locators
                   if via_label(loc) in STRONG and (css := _css(loc)) is not None]
+        by_href = not strong and bool(anchor.expect.get("href"))
+        if by_href:
+            strong = [(loc, css) for loc in anchor.locators
+                      if via_label(loc) == "attr:href" and (css := _css(loc)) is not None]
         if not strong:
             return None
+        names = sorted({" ".join(words(n)) for n in names_of(anchor.expect)} - {""}) if by_href else []
+        if by_href and not names:
+            return None
         try:
-            mark, answers = root.evaluate(_BY_CSS, [css for _loc, css in strong])
+            mark, answers = root.evaluate(_BY_CSS, [[css for _loc, css in strong], names])
         except PlaywrightError:
             return None
         picked: Candidate | None = None
@@ -553,6 +580,8 @@ class Replayer:
                 return None
             picked.via.add(via_label(loc))
         if picked is None or agrees(anchor.expect, picked.found, picked.via).score != EXACT:
+            return None
+        if by_href and picked.found.get("others") != 0:
             return None
         return [picked], [], int(mark), Choice(picked, "found", tuple(sorted(picked.via)))
 
@@ -993,6 +1022,7 @@ class Replayer:
             quiet = min(float(dom), net)
             if quiet >= QUIET_MS:
                 return waits
+            # a request under way is heard of as it ends (its event), looked at soon after
             wait = QUIET_MS - quiet if quiet > 0 else 50.0
             if time.monotonic() + wait / 1000 > deadline:
                 return waits
