@@ -5,17 +5,18 @@ parameters and secrets decided, every string masked, as the typed plan of
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from compiler.anchors import build_anchor, mark_shared_locators
-from compiler.desktop import TITLE_SEPARATORS, app_name, desktop_anchor, desktop_key
+from compiler.desktop import TITLE_SEPARATORS, app_name, desktop_anchor, desktop_key, title_pattern
 from compiler.names import describe, param_name
 from compiler.plan import Anchor, PlanStep, Procedure
 from compiler.recording import Recording
 from compiler.scope import scope_of, url_pattern
 from compiler.secrets import field_hint, looks_secret, mask_text, mask_url
-from compiler.steps import Step, target_key, to_steps
+from compiler.steps import DESKTOP_ACTIONS, Step, target_key, to_steps
 
 
 @dataclass
@@ -143,6 +144,8 @@ def build_procedure(rec: Recording) -> Built:
                 params[name] = {"default": step.value or "", "desktop": out.desktop, "step": n,
                                 "describe": out.describe}
                 out.param = name
+        if step.action in DESKTOP_ACTIONS and (after := desktop_after(step, out.window, _title, params)):
+            out.expect = {"window": after}
         if step.expect_url is not None:
             shown = url(step.expect_url) or ""
             out.expect = {"url": shown, "url_pattern": url_pattern(shown),
@@ -203,6 +206,23 @@ def final_page_text(rec: Recording) -> str:
         if event.get("type") == "page_text" or event.get("kind") == "page_text":
             return " ".join(str(event.get("text") or "").split())
     return ""
+
+
+def desktop_after(step: Step, before: str | None, title: Callable[[Any], str | None],
+                  params: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """What a desktop step visibly did, for the replay to see again: the
+    title its app's focused window took after it ("Save As" opening; "notes.txt
+    - Mousepad" once saved, the file's name being a parameter, asked for as
+    this run's value). Only a change a title pattern or a parameter can tell:
+    "*Untitled 1 - Mousepad" after typing is no more than "* - Mousepad"."""
+    after = step.extra.get("after") or {}
+    klass = str(after.get("class") or "")
+    if not klass or klass != step.extra.get("window_class") or not (shown := title(after.get("window"))):
+        return None
+    pattern, shows = title_pattern(shown), shown_parameters(shown, params)
+    if not shows and pattern == title_pattern(before or ""):
+        return None
+    return {"class": klass, "title_pattern": pattern, **({"shows": shows} if shows else {})}
 
 
 def appears(value: str, text: str) -> bool:

@@ -20,8 +20,8 @@ from typing import Any
 
 FORMAT_VERSION = 1
 EVENT_TYPES = frozenset(
-    {"start", "page", "click", "input", "key", "scroll", "os_click", "os_key", "os_input", "pause", "resume",
-     "undo", "page_text", "stop"}
+    {"start", "page", "click", "input", "key", "scroll", "os_click", "os_key", "os_input", "os_window",
+     "pause", "resume", "undo", "page_text", "stop"}
 )
 
 

@@ -8,6 +8,7 @@ from collections import Counter
 from typing import Any
 from urllib.parse import urlsplit
 
+from compiler.desktop import app_name
 from compiler.names import md_escape
 from compiler.procedure import Built
 from compiler.recording import Recording
@@ -115,6 +116,10 @@ def _repaired_as(step: dict[str, Any], proc: Built) -> str:
 
 def _verify_line(i: int, step: dict[str, Any], steps: list[dict[str, Any]]) -> str:
     expect = step.get("expect")
+    if expect and (window := expect.get("window")):  # a desktop step: the title its app's window took
+        shows = "".join(f" showing {v}" for v in window.get("shows") or [])
+        app = md_escape(app_name(None, window.get("class")))
+        return f"a *{app}* window titled like `{window['title_pattern']}`{shows}"
     if expect:
         title = f" titled {_q(expect.get('title'))}" if expect.get("title") else ""
         tab = " in a new tab" if expect.get("tab") else ""

@@ -212,7 +212,7 @@ def merge_plans(old: Procedure, seg: Procedure, n: int) -> tuple[Procedure, _Mer
 
 
 def _navigated(seg: Procedure) -> bool:
-    return any(s.expect for s in seg.steps[1:])
+    return any((s.expect or {}).get("url_pattern") for s in seg.steps[1:])
 
 
 def _renumber(m: _Merge) -> tuple[list[PlanStep], dict[int, str]]:

@@ -20,6 +20,7 @@ STEP_KEYS = frozenset({"Enter", "Escape", "ArrowDown", "ArrowUp", "ArrowLeft", "
 SHORTCUT_MODIFIERS = frozenset({"Control", "Meta", "Alt"})
 EDIT_KEYS = frozenset({"Backspace", "Delete", "ArrowLeft", "ArrowRight", "Home", "End"})
 _ACTIONS = frozenset({"click", "input", "key", "os_click", "os_key", "os_input"})
+DESKTOP_ACTIONS = frozenset({"os_click", "os_key", "os_type"})
 
 
 @dataclass
@@ -136,6 +137,11 @@ def to_steps(rec: Recording) -> list[Step]:
                              expect_url=new_url, expect_title=new_title)
                 steps.append(cause)
             url, tab, title, last_page_t = new_url, new_tab, new_title, t
+            continue
+        if kind == "os_window":  # its app's focused window after a desktop step: what it did there
+            last = steps[-1]
+            if last.action in DESKTOP_ACTIONS and e.get("window_class") == last.extra.get("window_class"):
+                last.extra["after"] = {"window": e.get("window"), "class": e.get("window_class")}
             continue
         if kind in _ACTIONS and _apply_action(steps, e, url, tab, title, doc):
             cause = steps[-1]

@@ -30,6 +30,7 @@ NAMED_KEYS = {
 }
 MODIFIERS = {"ctrl", "ctrl_l", "ctrl_r", "alt", "alt_l", "alt_r", "alt_gr", "cmd", "cmd_l", "cmd_r"}
 SETTLED_READS = 10  # reads of a widget's text 50 ms apart, until two agree (the app catching up on keys)
+WATCH_EVERY = 0.2  # seconds between looks at the focused window (its title is a step's effect)
 
 
 class Window(NamedTuple):
@@ -122,6 +123,8 @@ class DesktopCapture:
         self._typing: Any = None  # the widget plain keys went to since the last flush
         self._typing_class = ""  # its window's class
         self._secret: set[tuple[Any, ...]] = set()  # widgets marked secret with Ctrl+Alt+S
+        self._stopped = threading.Event()
+        self._shown: tuple[str, str] | None = None  # the focused window's (title, class) last written
 
     def start(self) -> None:
         from pynput import keyboard, mouse
@@ -135,11 +138,30 @@ class DesktopCapture:
             listener.start()
         for listener in self._listeners:
             listener.wait()
+        threading.Thread(target=self._watch, name="teachd-window-watch", daemon=True).start()
 
     def stop(self) -> None:
+        self._stopped.set()
         for listener in self._listeners:
             listener.stop()
         self.flush()
+
+    def _watch(self) -> None:
+        """An ``os_window`` event each time the focused window outside the
+        browser changes title or app: what a desktop step did shows there
+        ("Save As" opening, "notes.txt - Mousepad" once saved), and the
+        replay checks it happened again."""
+        while not self._stopped.wait(WATCH_EVERY):
+            try:
+                win = self._windows.focused()
+            except Exception:  # the window went away while read: the next look tells
+                continue
+            if not win.klass or any(b in win.klass for b in BROWSER_CLASSES):
+                continue
+            shown = (mask_text(win.title)[0], win.klass)
+            if shown != self._shown:
+                self._shown = shown
+                self.writer.put("os_window", window=shown[0], window_class=shown[1])
 
     def _outside_browser(self, lookup: Callable[[], Window]) -> Window | None:
         """The window (its title masked), or None when it is the browser's own

@@ -139,6 +139,40 @@ def test_desktop_steps_compile_to_the_same_bytes_every_time_and_the_old_format_s
     assert json.loads(old.references["references/steps.json"])["format_version"] == 2
 
 
+def test_a_desktop_steps_effect_is_the_window_title_it_left_with_this_runs_file_name() -> None:
+    """Ctrl+S opened "Save As"; Enter left "notes.txt - Mousepad", the name
+    being a parameter; typing only marked the title modified, which no
+    pattern tells ("* - Mousepad" either way): no check there."""
+    cls, pad = "mousepad mousepad", "Untitled 1 - Mousepad"
+    editor = {"role": "text", "name": "", "path": [["frame", pad]], "app": "mousepad", "window": pad}
+    name = {"role": "text", "name": "Name", "path": [["dialog", "Save As"]], "app": "mousepad", "window": "Save As"}
+    c = compile_recording(recording([
+        {"type": "page", "url": "https://app.example.com/", "title": "Home"},
+        {"type": "os_click", "x": 5, "y": 60, "button": "left", "window": pad, "window_class": cls, "target": editor},
+        {"type": "os_window", "window": "*" + pad, "window_class": cls},
+        {"type": "os_input", "value": "Call the bank", "target": editor, "window": "*" + pad, "window_class": cls},
+        {"type": "os_key", "key": "s", "modifiers": ["ctrl"], "window": "*" + pad, "window_class": cls},
+        {"type": "os_window", "window": "Save As", "window_class": cls},
+        {"type": "os_click", "x": 9, "y": 9, "button": "left", "window": "Save As", "window_class": cls,
+         "target": name},
+        {"type": "os_input", "value": "notes.txt", "target": name, "window": "Save As", "window_class": cls},
+        {"type": "os_key", "key": "enter", "modifiers": [], "window": "Save As", "window_class": cls},
+        {"type": "os_window", "window": "Save As", "window_class": cls},
+        {"type": "os_window", "window": "notes.txt - Mousepad", "window_class": cls},
+        {"type": "os_window", "window": "Other", "window_class": "xterm xterm"},  # another app: not its effect
+    ]))
+    steps = json.loads(c.references["references/steps.json"])["steps"]
+    by_action = [(s["action"], s.get("expect")) for s in steps if s["action"].startswith("os_")]
+    param = next(s["param"] for s in steps if s["action"] == "os_type" and s["window"] == "Save As")
+    assert by_action == [
+        ("os_click", None), ("os_type", None),
+        ("os_key", {"window": {"class": cls, "title_pattern": "Save As"}}),
+        ("os_click", None), ("os_type", None),
+        ("os_key", {"window": {"class": cls, "title_pattern": "* - Mousepad", "shows": [f"{{{{{param}}}}}"]}}),
+    ], by_action
+    assert f"a *Mousepad* window titled like `* - Mousepad` showing {{{{{param}}}}}" in c.body
+
+
 def test_masked_secret_forces_approval_and_never_appears() -> None:
     c = compile_recording(load_fixture())
     assert c.approval_tools == ("computer_act",)

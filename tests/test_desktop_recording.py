@@ -55,12 +55,15 @@ def test_a_desktop_editor_taught_by_widget_and_final_text_replays_through_teachd
         desk.xdo("key", "Return")
         until(lambda: (tmp_path / "notes.txt").is_file(), 20, "notes.txt saved by Mousepad")
         teach.wait_for(lambda evs: sum(e["type"] == "os_key" for e in evs) >= 2)
+        # the person sees the saved file's name in the title (the recorder's look at the window)
+        teach.wait_for(lambda evs: any(e["type"] == "os_window" and e["window"].endswith("notes.txt - Mousepad")
+                                       for e in evs))
     for context in browser.contexts:
         for page in context.pages:
             page.close()
     code, _out, err = teach.finish()
     assert code == 0, err[-1500:]
-    evs = [e for e in teach.events() if e["type"].startswith("os_")]
+    evs = [e for e in teach.events() if e["type"].startswith("os_") and e["type"] != "os_window"]
     kinds = [e["type"] for e in evs]
     assert kinds[:3] == ["os_click", "os_input", "os_key"], kinds
     clicked, typed, saved = evs[:3]
@@ -87,7 +90,23 @@ def test_a_desktop_editor_taught_by_widget_and_final_text_replays_through_teachd
             result.get("message"), done.stderr[-800:])
         until(lambda: (again / "notes.txt").is_file() or None, 20, "notes.txt saved by the replay")
     assert (again / "notes.txt").read_text(encoding="utf-8") == "Water the plants"
-    assert evs[-1]["type"] == "os_key" and evs[-1]["key"] == "enter"
+    # Enter's effect, as recorded (the focused window's title) and seen again by the replay
+    titles = [e["window"] for e in teach.events() if e["type"] == "os_window"]
+    assert "Save As" in titles and any(t.endswith("/notes.txt - Mousepad") for t in titles), titles
+    enter = result["steps"][-1]
+    assert enter["action"] == "os_key" and f"window '{again}/notes.txt - Mousepad'" in enter["via"], enter
+    assert result.get("status") == "success", result
+    # A name the dialog takes for a folder to open: nothing is saved, and the run says so
+    third = tmp_path / "third"
+    (third / "drafts").mkdir(parents=True)
+    with desk.mousepad(tmp_path / "person3", third):
+        done = subprocess.run([sys.executable, "-m", "teachd", "run", slug, "--headless", "--json",
+                               "--param", "mousepad_text=Feed the cat", "--param", "save_as_text=drafts"],
+                              env=run_env, capture_output=True, text=True, timeout=180, input="")
+        result = json.loads(done.stdout) if done.stdout.strip() else {}
+    assert done.returncode != 0 and result.get("status") != "success", result
+    assert "its effect did not show" in str(result.get("message")), (result.get("message"), done.stderr[-800:])
+    assert [p.name for p in third.iterdir()] == ["drafts"] and not any((third / "drafts").iterdir())
 
 
 def test_a_password_typed_into_a_desktop_dialog_is_masked_and_on_no_disk(

@@ -310,6 +310,23 @@ class DesktopActor:
         self.xdo("click", "1")
         return "picture"
 
+    def shows_window(self, want: Mapping[str, Any], values: list[str], timeout: float) -> str:
+        """A window of the app whose title fits ``want``'s pattern and shows
+        each of ``values`` (as whole words), within ``timeout``: what the
+        demonstration's step left on the screen. Its title, or a halt."""
+        from compiler.procedure import appears
+
+        deadline = time.monotonic() + timeout
+        while True:
+            for _wid, _geo, title in self._windows_of({"window": want}):
+                if all(appears(v, title) for v in values if v):
+                    return title
+            if time.monotonic() >= deadline:
+                showing = f" showing {', '.join(repr(v) for v in values)}" if values else ""
+                raise DesktopHalt(f"no window like {want.get('title_pattern')!r}{showing} came after it, "
+                                  "as in the demonstration: its effect did not show")
+            time.sleep(0.2)
+
     def key(self, keys: str, title_pattern: str | None) -> None:
         """Keys to the focused window, only when it is the one the person pressed them in."""
         focused = self.xdo("getwindowfocus", "getwindowname").strip()

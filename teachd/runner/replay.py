@@ -77,6 +77,7 @@ FALLBACK_AFTER = 0.3  # seconds a target is looked for by its own locators befor
 LOOK_MS = 1000  # a field gone after typing (a re-render, a navigation) is not looked for longer
 RECENT = 5.0  # seconds: requests started this recently are waited on before a submit
 TOOK_MAX = 2000  # ms an editor's form input may take, after the settle, to receive the text
+DESKTOP_EFFECT_TIMEOUT = 10.0  # seconds for a desktop step's window title to show what it did
 _TRAFFIC = frozenset({"fetch", "xhr", "document"})  # requests a step's effect can wait on
 # Milliseconds since the element's document last changed (a style-only change
 # is animation, not the app answering), with the clock installed on first use.
@@ -456,6 +457,7 @@ class Replayer:
         self.notes: list[str] = []
         self.waited: dict[int, int] = {}  # step → times a settle after its typing waited
         self.verified = False  # set by the success check: something on the final page confirmed the effect
+        self._desktop_seen: int | None = None  # the last desktop step whose effect showed in its window
 
     # -- finding the target ------------------------------------------------
     def _root(self, anchor: Anchor) -> Page | Frame | None:
@@ -903,26 +905,34 @@ class Replayer:
                 self.gate.guard(Action("computer_act", plain(f"press {keys} in {step.window or 'a window'}"),
                                        where, n, planned=True), outside)
                 actor.key(keys, title_pattern(step.window) if step.window else None)
-                return ["keys"]
-            assert anchor is not None
-            verb = "click" if step.action == "os_click" else "type into"
-            if "widget" not in anchor and "picture" in anchor and step.action == "os_click":
+                via = ["keys"]
+            elif anchor is not None and "widget" not in anchor and "picture" in anchor \
+                    and step.action == "os_click":
                 # an app that names nothing to accessibility: its picture, unique or a halt
                 hit = actor.find_picture(anchor, self.step_timeout)
                 self.gate.guard(Action("computer_act", plain(f"click {step.describe or 'a place'}"), where, n,
                                        planned=True), outside)
-                return ["picture", actor.click_picture(anchor, hit)]
-            widget = actor.find(anchor, self.step_timeout)
-            self.gate.guard(Action("computer_act", plain(f"{verb} {step.describe or 'a widget'}"), where, n,
-                                   planned=True), outside)
-            if step.action == "os_click":
-                how = actor.click(widget, (anchor.get("at") or {}).get("in"))
+                via = ["picture", actor.click_picture(anchor, hit)]
             else:
-                actor.type(widget, self._value(step), secret=bool(step.secret))
-                how = "typed"
+                assert anchor is not None
+                verb = "click" if step.action == "os_click" else "type into"
+                widget = actor.find(anchor, self.step_timeout)
+                what = plain(f"{verb} {step.describe or 'a widget'}")
+                self.gate.guard(Action("computer_act", what, where, n, planned=True), outside)
+                if step.action == "os_click":
+                    via = ["accessibility", actor.click(widget, (anchor.get("at") or {}).get("in"))]
+                else:
+                    actor.type(widget, self._value(step), secret=bool(step.secret))
+                    via = ["accessibility", "typed"]
+            if want := (step.expect or {}).get("window"):
+                # what the step did, as the demonstration showed it: its app's window title
+                shown = actor.shows_window(want, list(self._shown_values(want.get("shows") or []).values()),
+                                           min(self.step_timeout, DESKTOP_EFFECT_TIMEOUT))
+                self._desktop_seen = n
+                via.append(f"window {shown!r}")
         except DesktopHalt as exc:
             raise Halt(plain(f"step {n}: {exc}")) from None
-        return ["accessibility", how]
+        return via
 
     def _desktop_actor(self, n: int) -> Any:
         if self._desktop is None:
@@ -1143,7 +1153,8 @@ class Replayer:
                 raise Halt(f"success check: the final page is {self.page.url}, expected {pattern}") from None
         shown = self._check_shows(success.get("shows") or [])
         title = success.get("title")
-        self.verified = bool(shown or title or (pattern and url_pattern(last_page or "") != pattern))
+        self.verified = bool(shown or title or (pattern and url_pattern(last_page or "") != pattern)
+                             or self._desktop_seen == self.proc.steps[-1].n)  # a desktop save, in its title
         if not title:
             return
         decisive = not pattern or url_pattern(last_page or "") == pattern
@@ -1155,14 +1166,18 @@ class Replayer:
                 raise Halt(f"success check: the final title is {now!r}, expected {title!r}") from None
             self.notes.append(f"the final page's title is now {now!r} (was {title!r})")
 
+    def _shown_values(self, shows: list[str]) -> dict[str, str]:
+        """This run's values of the ``{{name}}`` parameters a demonstration showed, by name."""
+        names = [m.group(1) for s in shows if (m := re.fullmatch(r"\{\{([\w-]+)\}\}", str(s)))]
+        return {name: self._value(PlanStep(0, "type", None, param=name))
+                for name in names if name in self.proc.parameters}
+
     def _check_shows(self, shows: list[str]) -> list[str]:
         """This run's values of the parameters the demonstration's final page
         showed must show on this one (waiting for the page to render them, up
         to ``SHOWS_TIMEOUT``: its address is already the final one); a
         missing one means the effect is missing. Returns the values checked."""
-        names = [m.group(1) for s in shows if (m := re.fullmatch(r"\{\{([\w-]+)\}\}", str(s)))]
-        wanted = {name: " ".join(self._value(PlanStep(0, "type", None, param=name)).split()).lower()
-                  for name in names if name in self.proc.parameters}
+        wanted = {name: " ".join(v.split()).lower() for name, v in self._shown_values(shows).items()}
         needles = [v for v in wanted.values() if v]
         if not needles:
             return []
