@@ -17,8 +17,8 @@ from typing import Any, TypeVar
 from teachd.demo.xvfb import xvfb
 from teachd.teach.process import TeachProcess, free_port
 
-__all__ = ["BarProbe", "DesktopSession", "Teach", "a11y_session", "connect", "free_port", "screen_point",
-           "to_screen", "xdo", "xvfb_display"]
+__all__ = ["BarProbe", "DesktopSession", "Teach", "a11y_session", "connect", "free_port", "recording_on",
+           "save_a_note", "screen_point", "to_screen", "xdo", "xvfb_display"]
 
 
 xvfb_display = xvfb
@@ -257,3 +257,48 @@ class BarProbe:
 
     def present(self) -> bool:
         return bool(self._nodes())
+
+
+def recording_on(desk: DesktopSession, env: dict[str, str], url: str, pw: Any) -> tuple[Teach, Any]:
+    """The recorder on the desktop session's display, its browser first (a
+    window without a window manager stacks over what was mapped before it)."""
+    teach = Teach({**env, "DISPLAY": desk.display, "DBUS_SESSION_BUS_ADDRESS": desk.env["DBUS_SESSION_BUS_ADDRESS"]},
+                  "Save a note", url)
+    browser, _page = connect(pw, teach.cdp_port)
+    return teach, browser
+
+
+def save_a_note(desk: DesktopSession, env: dict[str, str], url: str, pw: Any, folder: Path,
+                note: str = "Call the bank on Monday") -> tuple[Teach, Any]:
+    """A person teaches "Save a note" through the recorder on the desktop
+    session: the sample app's sign-in page, then a fresh Mousepad started in ``folder``: click its text field, type ``note``,
+    Ctrl+S, "notes.txt" into the Save As dialog, Enter — until the saved
+    file's name shows in the title. The recording is still open (``finish``
+    it after closing the browser's pages)."""
+    from teachd.runner.desktop import DesktopActor
+
+    teach, browser = recording_on(desk, env, url, pw)
+    with desk.mousepad(folder / "person", folder) as mousepad:
+        desk.click(desk.find(mousepad.pid, "text", ""))
+        teach.wait_for(lambda evs: any(e["type"] == "os_click" for e in evs))
+        desk.xdo("type", "--delay", "15", note)
+        desk.xdo("key", "ctrl+s")
+        teach.wait_for(lambda evs: any(e["type"] == "os_key" for e in evs))
+        until(lambda: desk.find(mousepad.pid, "text", window="Save As"), 20, "the Save As dialog's name")
+        desk.place("Save As", mousepad.pid)  # what a window manager does with a new dialog
+        desk.click(until(lambda: desk.find(mousepad.pid, "text", window="Save As"), 10, "the name field"))
+        desk.xdo("key", "ctrl+a")
+        desk.xdo("type", "--delay", "15", "notes.txt")  # in the folder the dialog opened in
+        name = desk.find(mousepad.pid, "text", window="Save As")
+        until(lambda: desk.desktop.text(name) == "notes.txt", 10, "the whole name typed")
+        DesktopActor(desk.desktop, desk.display).settle(name)  # a person sees the dialog has caught up
+        desk.xdo("key", "Return")
+        until(lambda: (folder / "notes.txt").is_file(), 20, "notes.txt saved by Mousepad")
+        teach.wait_for(lambda evs: sum(e["type"] == "os_key" for e in evs) >= 2)
+        # the person sees the saved file's name in the title (the recorder's look at the window)
+        teach.wait_for(lambda evs: any(e["type"] == "os_window" and e["window"].endswith("notes.txt - Mousepad")
+                                       for e in evs))
+    for context in browser.contexts:
+        for page in context.pages:
+            page.close()
+    return teach, browser

@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 
 from teachd.demo.sampleapp import SampleApp
-from teachd.runner.desktop import DesktopActor
 from tests.conftest import all_bytes_under
-from tests.desktop import DesktopSession, Teach, connect, until
+from tests.desktop import DesktopSession, recording_on, save_a_note, until
 
 SECRET = "Kx9-pass!Word"  # typed into a password dialog: never on disk
 
@@ -26,41 +25,9 @@ def app() -> Any:
         yield a
 
 
-def teach_on(desk: DesktopSession, env: dict[str, str], app: SampleApp, pw: Any) -> tuple[Teach, Any]:
-    """The recorder on the desktop session's display, its browser first (a
-    window without a window manager stacks over what was mapped before it)."""
-    teach = Teach({**env, "DISPLAY": desk.display, "DBUS_SESSION_BUS_ADDRESS": desk.env["DBUS_SESSION_BUS_ADDRESS"]},
-                  "Save a note", app.url + "/login")
-    browser, _page = connect(pw, teach.cdp_port)
-    return teach, browser
-
-
 def test_a_desktop_editor_taught_by_widget_and_final_text_replays_through_teachd_run(
         desk: DesktopSession, env: dict[str, str], app: SampleApp, pw: Any, tmp_path: Path) -> None:
-    teach, browser = teach_on(desk, env, app, pw)
-    with desk.mousepad(tmp_path / "person", tmp_path) as mousepad:
-        desk.click(desk.find(mousepad.pid, "text", ""))
-        teach.wait_for(lambda evs: any(e["type"] == "os_click" for e in evs))
-        desk.xdo("type", "--delay", "15", "Call the bank on Monday")
-        desk.xdo("key", "ctrl+s")
-        teach.wait_for(lambda evs: any(e["type"] == "os_key" for e in evs))
-        until(lambda: desk.find(mousepad.pid, "text", window="Save As"), 20, "the Save As dialog's name")
-        desk.place("Save As", mousepad.pid)  # what a window manager does with a new dialog
-        desk.click(until(lambda: desk.find(mousepad.pid, "text", window="Save As"), 10, "the name field"))
-        desk.xdo("key", "ctrl+a")
-        desk.xdo("type", "--delay", "15", "notes.txt")  # in the folder the dialog opened in
-        name = desk.find(mousepad.pid, "text", window="Save As")
-        until(lambda: desk.desktop.text(name) == "notes.txt", 10, "the whole name typed")
-        DesktopActor(desk.desktop, desk.display).settle(name)  # a person sees the dialog has caught up
-        desk.xdo("key", "Return")
-        until(lambda: (tmp_path / "notes.txt").is_file(), 20, "notes.txt saved by Mousepad")
-        teach.wait_for(lambda evs: sum(e["type"] == "os_key" for e in evs) >= 2)
-        # the person sees the saved file's name in the title (the recorder's look at the window)
-        teach.wait_for(lambda evs: any(e["type"] == "os_window" and e["window"].endswith("notes.txt - Mousepad")
-                                       for e in evs))
-    for context in browser.contexts:
-        for page in context.pages:
-            page.close()
+    teach, _browser = save_a_note(desk, env, app.url + "/login", pw, tmp_path)
     code, _out, err = teach.finish()
     assert code == 0, err[-1500:]
     evs = [e for e in teach.events() if e["type"].startswith("os_") and e["type"] != "os_window"]
@@ -111,7 +78,7 @@ def test_a_desktop_editor_taught_by_widget_and_final_text_replays_through_teachd
 
 def test_a_password_typed_into_a_desktop_dialog_is_masked_and_on_no_disk(
         desk: DesktopSession, env: dict[str, str], app: SampleApp, pw: Any, tmp_path: Path) -> None:
-    teach, browser = teach_on(desk, env, app, pw)
+    teach, browser = recording_on(desk, env, app.url + "/login", pw)
     dialog = desk.start(["zenity", "--password", "--title", "Unlock"], tmp_path / "person")
     try:
         field = until(lambda: desk.find(dialog.pid, "password text"), 30, "zenity's password field")

@@ -1,4 +1,5 @@
-"""Desktop steps replayed for real: "type a line and save it as notes.txt"
+"""Desktop steps replayed for real: "type a line and save it as notes.txt",
+taught through the recorder,
 in Debian's Mousepad (GTK, with an accessibility tree) on Xvfb, judged by the
 file on disk — on the unchanged desktop and on drifted ones (the window
 moved and resized, another theme and font size, another app's window on
@@ -6,23 +7,23 @@ top), and a halt with nothing written where two windows could be meant."""
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from compiler.desktop import desktop_anchor
-from compiler.plan import PlanStep, Procedure
+from compiler.plan import Procedure
+from teachd.config import Settings
+from teachd.demo.sampleapp import SampleApp
 from teachd.runner.gate import Answer, Gate, Request
 from teachd.runner.replay import Halt, Replayer
-from tests.desktop import DesktopSession, until
+from teachd.store import open_store
+from tests.desktop import DesktopSession, save_a_note, until
 
 NOTE = "Call the bank on Monday"
-EDITOR = {"role": "text", "name": "", "path": [["frame", "Untitled 1 - Mousepad"], ["page tab list", ""]],
-          "app": "mousepad", "box": {"x": 1, "y": 52, "w": 638, "h": 425}}
-NAME_FIELD = {"role": "text", "name": "", "path": [["file chooser", "Save As"],
-                                                    ["file chooser", "File Chooser Widget"]], "app": "mousepad"}
 
 
 class Approve:
@@ -34,23 +35,26 @@ class Approve:
         return Answer(request.id, True)
 
 
-def save_a_note() -> Procedure:
-    """The task as the compiler writes it from the recording
-    (tests/test_desktop_recording.py records the same demonstration): the
-    Save As dialog opens in the folder Mousepad was started in."""
-    d1 = desktop_anchor(EDITOR, "Untitled 1 - Mousepad", "mousepad mousepad", {"x": 320, "y": 264}, None)
-    d2 = desktop_anchor(NAME_FIELD, "Save As", "mousepad mousepad", None, None)
-    steps = [
-        PlanStep(1, "os_click", None, window="Untitled 1 - Mousepad", desktop="d1", describe=d1["describe"]),
-        PlanStep(2, "os_type", None, window="Untitled 1 - Mousepad", desktop="d1", describe=d1["describe"],
-                 param="note"),
-        PlanStep(3, "os_key", None, window="*Untitled 1 - Mousepad", key="s", modifiers=["ctrl"]),
-        PlanStep(4, "os_type", None, window="Save As", desktop="d2", describe=d2["describe"], param="file"),
-        PlanStep(5, "os_key", None, window="Save As", key="enter"),
-    ]
-    return Procedure(start_url="about:blank", steps=steps, anchors={}, scope=[], success={},
-                     parameters={"note": {"default": NOTE}, "file": {"default": "notes.txt"}},
-                     desktop={"d1": d1, "d2": d2}, apps=["mousepad mousepad"])
+@pytest.fixture(scope="module")
+def taught(desk: DesktopSession, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Procedure]:
+    """The skill a person taught through the recorder (tests/desktop.py,
+    ``save_a_note``): the sample app's sign-in page, then Mousepad — type
+    the note, Ctrl+S, notes.txt, Enter. Its sign-in page stays up for the
+    replays (their first step goes there)."""
+    from playwright.sync_api import sync_playwright
+
+    tmp = tmp_path_factory.mktemp("taught")
+    (tmp / "home").mkdir(mode=0o700)
+    (tmp / "user").mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TEACHD_")}
+    env.update(TEACHD_HOME=str(tmp / "home"), HOME=str(tmp / "user"), TEACHD_OWNER="alice", PYTHONUTF8="1")
+    with SampleApp(password="unused-Pw-1") as app:
+        with sync_playwright() as pw:
+            teach, _browser = save_a_note(desk, env, app.url + "/login", pw, tmp, NOTE)
+            code, out, err = teach.finish()
+        assert code == 0, err[-1500:]
+        skill = open_store(Settings(home=tmp / "home", owner="alice")).get(json.loads(out)["slug"])
+        yield Procedure.from_files(skill.current.files)
 
 
 @pytest.fixture
@@ -86,7 +90,7 @@ def variant_env(variant: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("variant", ["unchanged", "moved_and_resized", "theme_and_font", "another_app_on_top"])
 def test_the_note_is_typed_and_saved_where_the_demonstration_saved_it(
-        on_desk: DesktopSession, page: tuple[Any, Any], tmp_path: Path, variant: str) -> None:
+        on_desk: DesktopSession, taught: Procedure, page: tuple[Any, Any], tmp_path: Path, variant: str) -> None:
     out = tmp_path / "out"
     out.mkdir()
     approver = Approve()
@@ -102,26 +106,30 @@ def test_the_note_is_typed_and_saved_where_the_demonstration_saved_it(
             until(lambda: on_desk.find(cover.pid, "push button"), 30, "the other app's window")
             on_desk.place("Information", cover.pid, 20, 40)
         try:
-            r = replay(page, save_a_note(), approver)
+            r = replay(page, taught, approver)
         finally:
             if cover is not None:
                 cover.kill()
         until(lambda: saved(out) is not None, 20, "notes.txt on disk")
     assert saved(out) == NOTE  # the file itself, as the app saved it (Mousepad adds no newline)
-    assert [s.status for s in r.results] == ["ok"] * 5
-    assert r.results[0].via[-1] in ("pointer", "click", "press", "activate")
+    # goto, click the editor, type, Ctrl+S, click the name, Ctrl+A, type the name, Enter
+    assert [(s.action, s.status) for s in r.results] == [(s.action, "ok") for s in taught.steps]
+    assert [s.action for s in taught.steps].count("os_key") == 3
+    assert r.results[1].via[-1] in ("pointer", "click", "press")
+    assert r.results[3].via[-1] == "window 'Save As'"  # Ctrl+S opened the dialog, as it did when taught
+    assert r.results[-1].via[-1] == f"window '{out}/notes.txt - Mousepad'"  # Enter saved it under that name
     assert len(approver.asked) == 0  # no secret, no scope question: the gate had nothing to ask
 
 
 def test_two_windows_that_both_fit_halt_before_anything_is_typed(
-        on_desk: DesktopSession, page: tuple[Any, Any], tmp_path: Path) -> None:
+        on_desk: DesktopSession, taught: Procedure, page: tuple[Any, Any], tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
     with on_desk.mousepad(tmp_path / "person", out) as mousepad:
         on_desk.start(["mousepad", "--opening-mode=window"], tmp_path / "person", out)  # its second window
         until(lambda: len(editors(on_desk, mousepad.pid)) == 2 or None, 30, "two Mousepad windows")
-        with pytest.raises(Halt, match=r"step 1: the text field in the \*Mousepad\* window is ambiguous"):
-            replay(page, save_a_note())
+        with pytest.raises(Halt, match=r"step 2: the text field in the \*Mousepad\* window is ambiguous"):
+            replay(page, taught)
         texts = [on_desk.desktop.text(w) for w in editors(on_desk, mousepad.pid)]
     assert texts == ["", ""] and saved(out) is None  # 0 wrong actions: nothing typed, nothing saved
 
