@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 from compiler.secrets import looks_secret, mask_text
 from recorder.crops import black_out, crop_box, grab_screen, to_png
-from recorder.writer import EventWriter
+from recorder.writer import EventWriter, Slot
 
 BROWSER_CLASSES = ("chromium", "chrome")
 NAMED_KEYS = {
@@ -202,11 +202,15 @@ class DesktopCapture:
     def _on_click(self, x: int, y: int, button: Any, pressed: bool) -> None:
         if not pressed:
             return
-        self.flush()  # what was typed came before this click
+        # Places in the order first: what was typed came before this click, and
+        # what the app shows after it (os_window) comes after, however long the
+        # typed text and the widget take to read.
+        typing = self._typing_slot()
         win = self._outside_browser(self._windows.at_pointer)
-        if win is None:
+        slot = self.writer.reserve("os_click") if win is not None else None
+        self.flush(typing)
+        if slot is None or win is None:
             return
-        slot = self.writer.reserve("os_click")  # its place in the order, while the widget is read
         widget = self._widget(lambda d: d.at(x, y, pid=win.pid))
         frame = None
         box = crop_box({"x": x - 40, "y": y - 20, "w": 80, "h": 40}, {})
@@ -227,23 +231,28 @@ class DesktopCapture:
     def _is_secret(self, widget: Any) -> bool:
         return bool(widget.secret) or self._identity(widget) in self._secret
 
-    def flush(self) -> None:
-        """The text typed into the last widget, as it now reads (or masked)."""
+    def _typing_slot(self) -> Slot | None:
+        """The place of the text typed so far, taken before the event that ends it."""
+        return self.writer.reserve("os_input") if self._typing is not None else None
+
+    def flush(self, slot: Slot | None = None) -> None:
+        """The text typed into the last widget, as it now reads (or masked),
+        in ``slot`` when its place was taken already."""
         widget, self._typing = self._typing, None
+        put = slot.fill if slot is not None else (lambda **fields: self.writer.put("os_input", **fields))
         if widget is None:
+            if slot is not None:
+                slot.drop()
             return
         fields: dict[str, Any] = {"target": self._target(widget), "window": mask_text(widget.window)[0],
                                   "window_class": self._typing_class}
-        if self._is_secret(widget):
-            self.writer.put("os_input", masked=True, **fields)
-            return
-        value = self._settled_text(widget)
-        if value is None:
-            return  # it can no longer be read (closed): nothing known is kept
-        if looks_secret(value):
-            self.writer.put("os_input", masked=True, **fields)
-        else:
-            self.writer.put("os_input", value=value, **fields)
+        value = None if self._is_secret(widget) else self._settled_text(widget)
+        if self._is_secret(widget) or (value is not None and looks_secret(value)):
+            put(masked=True, **fields)
+        elif value is not None:
+            put(value=value, **fields)
+        elif slot is not None:
+            slot.drop()  # it can no longer be read (closed): nothing known is kept
 
     def _settled_text(self, widget: Any) -> str | None:
         """Its text once two reads 50 ms apart agree: the app may still be
@@ -282,12 +291,13 @@ class DesktopCapture:
             return
         if name in ("backspace", "delete", "left", "right", "home", "end") and self._typing is not None:
             return  # editing the text being typed: its final value covers it
+        typing = self._typing_slot()  # the typing, then the key, then what it opened: in that order
         win = self._outside_browser(self._windows.focused)  # before the key's effect (a dialog) shows
-        self.flush()
-        if win is None:
+        slot = self.writer.reserve("os_key") if win is not None else None
+        self.flush(typing)
+        if slot is None or win is None:
             return
-        self.writer.put("os_key", key=name, modifiers=sorted(self._mods), **self._window_fields(win),
-                        frame=None)
+        slot.fill(key=name, modifiers=sorted(self._mods), **self._window_fields(win), frame=None)
 
     def _typed(self) -> None:
         """A plain key: kept only as the focused widget's final text (``flush``)."""

@@ -7,6 +7,7 @@ top), and a halt with nothing written where two windows could be meant."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import Iterator
@@ -36,7 +37,8 @@ class Approve:
 
 
 @pytest.fixture(scope="module")
-def taught(desk: DesktopSession, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Procedure]:
+def taught_skill(desk: DesktopSession,
+                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], str, Procedure]]:
     """The skill a person taught through the recorder (tests/desktop.py,
     ``save_a_note``): the sample app's sign-in page, then Mousepad — type
     the note, Ctrl+S, notes.txt, Enter. Its sign-in page stays up for the
@@ -53,8 +55,14 @@ def taught(desk: DesktopSession, tmp_path_factory: pytest.TempPathFactory) -> It
             teach, _browser = save_a_note(desk, env, app.url + "/login", pw, tmp, NOTE)
             code, out, err = teach.finish()
         assert code == 0, err[-1500:]
-        skill = open_store(Settings(home=tmp / "home", owner="alice")).get(json.loads(out)["slug"])
-        yield Procedure.from_files(skill.current.files)
+        slug = json.loads(out)["slug"]
+        skill = open_store(Settings(home=tmp / "home", owner="alice")).get(slug)
+        yield env, slug, Procedure.from_files(skill.current.files)
+
+
+@pytest.fixture
+def taught(taught_skill: tuple[dict[str, str], str, Procedure]) -> Procedure:
+    return taught_skill[2]
 
 
 @pytest.fixture
@@ -137,3 +145,30 @@ def test_two_windows_that_both_fit_halt_before_anything_is_typed(
 def editors(desk: DesktopSession, pid: int) -> list[Any]:
     return [w for node, title, wpid, app in desk.desktop.windows(pid)
             for w in desk.desktop.walk(node, title, wpid, app) if w.role == "text"]
+
+
+def test_an_agent_clicks_and_types_into_the_taught_editor_through_computer_act(
+        on_desk: DesktopSession, taught_skill: tuple[dict[str, str], str, Procedure], tmp_path: Path) -> None:
+    """A desktop anchor is a computer_act target, as a page's is: found by
+    accessibility and acted on at the gate; a secret only where the
+    demonstration masked one, and only click or type."""
+    from tests.test_mcp import Person, session, text
+
+    env, slug, proc = taught_skill
+    editor = next(s.desktop for s in proc.steps if s.action == "os_type")
+    person = Person("accept")
+
+    async def go() -> list[Any]:
+        async with session(env, person) as client:
+            await client.call_tool("load_skill", {"slug": slug})
+            return [await client.call_tool("computer_act", {"skill": slug, "anchor": editor, **args}) for args in (
+                {"action": "click"}, {"action": "type", "text": "Buy milk"},
+                {"action": "type", "text": "{{secret:pin}}"}, {"action": "press", "key": "Enter"})]
+
+    with on_desk.mousepad(tmp_path / "person", tmp_path) as mousepad:
+        clicked, typed, secret, pressed = asyncio.run(go())
+        shown = on_desk.desktop.text(on_desk.find(mousepad.pid, "text", ""))
+    assert not clicked.is_error and "by accessibility" in text(clicked), text(clicked)
+    assert not typed.is_error and shown == "Buy milk", (text(typed), shown)
+    assert secret.is_error and "nothing was typed" in text(secret)
+    assert pressed.is_error and "clicked or typed into" in text(pressed)

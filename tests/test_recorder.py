@@ -187,9 +187,14 @@ def test_kill_9_loses_at_most_the_last_100ms_and_still_compiles(env, app, pw, tm
     page.keyboard.type("alice@example.com")
     page.click("#password")  # flushes the email field
     clicks_before = 2
-    # the recorder has the second click (a busy machine may take its time to deliver it) ...
+    # the recorder has the second click whole — delivered (a busy machine may take its time)
+    # and its crop taken (a click holds its place in the order while it is) ...
     page.wait_for_function("() => window.__toasts.filter((t) => t.startsWith('Clicked')).length >= 2")
-    time.sleep(0.15)  # ... and the promise under test: what it got 100 ms ago is on disk
+    frames = teach.recording_dir / "frames"
+    deadline = time.monotonic() + 30
+    while len(list(frames.glob("*.png"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.15)  # ... and the promise under test: what it had whole 100 ms ago is on disk
     teach.kill9()
     evs = teach.events()
     assert sum(e["type"] == "click" for e in evs) == clicks_before

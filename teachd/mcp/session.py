@@ -186,6 +186,8 @@ class McpRun:
         """Find the target (halting rather than guessing), guard the scope, ask
         the gate, then act. A refusal at any point leaves the page untouched."""
         act.check()
+        if (desktop := self._desktop_anchor(act)) is not None:
+            return self._desktop_act(act, *desktop)
         record: dict[str, Any] = {"action": act.action, "target": act.describe(),
                                   "page": self.scrubber.scrub(b.page.url)}
         try:
@@ -231,6 +233,69 @@ class McpRun:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             record.update(status="failed", detail=self.scrubber.scrub(first))
             raise BadInput(f"{act.action} failed: {record['detail']}; nothing more was done") from None
+        finally:
+            with self._lock:
+                self.actions.append(record)
+
+    def _desktop_anchor(self, act: Act) -> tuple[Procedure, dict[str, Any]] | None:
+        """A loaded taught skill's desktop anchor (``d1``…), when that is the target."""
+        if not (act.skill and act.anchor) or act.skill not in self.session.loaded:
+            return None
+        proc = self._plan(act.skill)
+        anchor = proc.desktop.get(act.anchor) if proc is not None else None
+        return (proc, anchor) if proc is not None and anchor is not None else None
+
+    def _desktop_act(self, act: Act, proc: Procedure, anchor: dict[str, Any]) -> dict[str, Any]:
+        """A click on, or typing into, a taught desktop widget: found by
+        accessibility, exactly one, or nothing is done; asked at the same gate
+        as a page's action (its app outside the skill's ``apps`` asks first);
+        a secret typed only into the widget the demonstration masked."""
+        from recorder.a11y import NoAccessibility, open_desktop
+        from teachd.runner.desktop import DesktopActor, DesktopHalt
+
+        what = act.describe(plain(str(anchor.get("describe") or "the widget")))
+        klass = str((anchor.get("window") or {}).get("class") or "")
+        record: dict[str, Any] = {"action": act.action, "target": what, "page": f"the desktop ({klass})"}
+        try:
+            if act.action not in ("click", "type"):
+                raise BadInput(f"a desktop anchor is clicked or typed into, not {act.action!r}; "
+                               "nothing was done")
+            names = SECRET.findall(act.text or "") if act.action == "type" else []
+            masked = {s.secret for s in proc.steps
+                      if s.action == "os_type" and s.desktop == act.anchor and s.secret}
+            if names and (len(names) != 1 or names[0] not in masked
+                          or SECRET.fullmatch((act.text or "").strip()) is None):
+                raise PolicyStop(f"a secret is typed alone, into the widget its taught skill masked; anchor "
+                                 f"{act.anchor} of {act.skill} is not that widget for it; nothing was typed")
+            if "widget" not in anchor:
+                raise BadInput(f"anchor {act.anchor} names no widget (its app has no accessibility): "
+                               "run_skill replays it by its picture; nothing was done")
+            try:
+                actor = DesktopActor(open_desktop())
+                widget = actor.find(anchor, self.services.opts.step_timeout)
+            except NoAccessibility as exc:
+                raise BadInput(f"{exc}; nothing was done") from None
+            outside = (f"{klass} is not among the applications {act.skill} was taught on"
+                       if klass and proc.apps and klass not in proc.apps else None)
+            self.gate.guard(Action(TOOL, what, record["page"]), outside)
+            if act.action == "click":
+                how = actor.click(widget, (anchor.get("at") or {}).get("in"))
+            else:
+                value = self.scrubber.remember(self.secret(names[0])) if names else str(act.text or "")
+                actor.type(widget, value, secret=bool(names))
+                how = "typed, and read back"
+            record["status"] = "done"
+            return {"text": f"done: {what} (by accessibility: {how})"}
+        except DesktopHalt as exc:
+            record.update(status="failed", detail=self.scrubber.scrub(str(exc)))
+            raise NotFound(f"{record['detail']}; nothing was done") from None
+        except Asking:
+            record["status"] = "asked in the client"
+            raise
+        except TeachdError as exc:
+            record.update(status="refused" if isinstance(exc, PolicyStop) else "failed",
+                          detail=self.scrubber.scrub(str(exc)))
+            raise
         finally:
             with self._lock:
                 self.actions.append(record)

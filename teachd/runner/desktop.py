@@ -64,12 +64,19 @@ def agrees(widget: Any, anchor: Mapping[str, Any]) -> bool:
 
 def match(widgets: Iterable[Any], anchor: Mapping[str, Any]) -> Found:
     """Exactly one agreeing widget, or None and why (nothing, or several: a guess is never made)."""
+    widgets = list(widgets)
     found = [w for w in widgets if agrees(w, anchor)]
     if len(found) == 1:
         return Found(found[0])
     what = anchor.get("describe") or "the widget"
     if not found:
-        return Found(None, f"{what} is not on the desktop")
+        role = (anchor.get("widget") or {}).get("role")
+        near = [f"{w.role} {w.name!r} at {below_window(w.path)} in {w.window!r}"
+                for w in widgets if w.role == role]
+        window = anchor.get("window") or {}
+        where = (f" (of that role there: {'; '.join(near[:2])})" if near else "" if widgets else
+                 f" (no {window.get('app') or 'such'} window titled like {window.get('title_pattern')!r})")
+        return Found(None, f"{what} is not on the desktop{where}")
     return Found(None, f"{what} is ambiguous: {len(found)} widgets agree with it; "
                        "stopping rather than guessing")
 
