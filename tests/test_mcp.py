@@ -413,7 +413,8 @@ def test_mcp_over_http_needs_the_token_and_asks_on_the_daemons_pages(taught) -> 
         async def go(app: SampleApp) -> tuple[list[Any], str]:
             import httpx2
 
-            async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {server.token}"}) as h:
+            # an approval waits on the daemon's page: a busy machine may take longer than the 5 s default
+            async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {server.token}"}, timeout=120) as h:
                 transport = streamable_http_client(server.url + "/mcp", http_client=h)
                 async with Client(transport) as client:
                     out = [await act(client, action="goto", url=f"{app.url}/login"),

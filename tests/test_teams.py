@@ -266,7 +266,7 @@ async def _mcp_manifest_and_load(url: str, token: str, slug: str) -> tuple[str, 
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as h:
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120) as h:
         async with Client(streamable_http_client(url + "/mcp", http_client=h)) as client:
             tools = await client.list_tools()
             listed = next(t.description or "" for t in tools.tools if t.name == "load_skill")

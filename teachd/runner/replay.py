@@ -77,6 +77,7 @@ FALLBACK_AFTER = 0.3  # seconds a target is looked for by its own locators befor
 LOOK_MS = 1000  # a field gone after typing (a re-render, a navigation) is not looked for longer
 RECENT = 5.0  # seconds: requests started this recently are waited on before a submit
 TOOK_MAX = 2000  # ms an editor's form input may take, after the settle, to receive the text
+KEY_MS = 250  # ms each typed character may take, beyond the step's timeout, on a loaded machine
 DESKTOP_EFFECT_TIMEOUT = 10.0  # seconds for a desktop step's window title to show what it did
 _TRAFFIC = frozenset({"fetch", "xhr", "document"})  # requests a step's effect can wait on
 # Milliseconds since the element's document last changed (a style-only change
@@ -398,8 +399,8 @@ def type_like_a_person(target: PwLocator, value: str, editable: bool, timeout_ms
         target.press("ControlOrMeta+a")
         if not value:
             target.press("Backspace")
-    if value:
-        target.press_sequentially(value, timeout=timeout_ms)
+    if value:  # the timeout waits for the field; the keys take the time they take (a busy machine)
+        target.press_sequentially(value, timeout=timeout_ms + KEY_MS * len(value))
     else:
         target.focus(timeout=timeout_ms)
     if not verify:

@@ -194,6 +194,8 @@ def replay(runs: RunStore, session: RunSession, slug: str, proc: Procedure, cont
             message = f"cancelled by {who} ({exc})"
     except Halt as exc:
         status, message = "failure", str(exc)
+        if who := runs.cancelled_by(run_id):  # the step in flight when it was cancelled ended badly
+            status, message = "aborted", f"cancelled by {who} ({exc})"
     except Asking:  # its first question goes to the client in a round of its own: nothing acted yet
         asked_elsewhere = True
         raise
