@@ -8,6 +8,7 @@ top), and a halt with nothing written where two windows could be meant."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ import pytest
 from compiler.plan import Procedure
 from teachd.config import Settings
 from teachd.demo.sampleapp import SampleApp
+from teachd.errors import PolicyStop
 from teachd.runner.gate import Answer, Gate, Request
 from teachd.runner.replay import Halt, Replayer
 from teachd.store import open_store
@@ -28,12 +30,13 @@ NOTE = "Call the bank on Monday"
 
 
 class Approve:
-    def __init__(self) -> None:
+    def __init__(self, allow: bool = True) -> None:
         self.asked: list[Request] = []
+        self.allow = allow
 
     def ask(self, request: Request) -> Answer:
         self.asked.append(request)
-        return Answer(request.id, True)
+        return Answer(request.id, self.allow)
 
 
 @pytest.fixture(scope="module")
@@ -172,3 +175,19 @@ def test_an_agent_clicks_and_types_into_the_taught_editor_through_computer_act(
     assert not typed.is_error and shown == "Buy milk", (text(typed), shown)
     assert secret.is_error and "nothing was typed" in text(secret)
     assert pressed.is_error and "clicked or typed into" in text(pressed)
+
+
+def test_a_widget_of_an_app_the_skill_was_not_taught_on_is_asked_about_first(
+        on_desk: DesktopSession, taught: Procedure, page: tuple[Any, Any], tmp_path: Path) -> None:
+    """The skill's applications are its desktop scope: as if it had been
+    taught on another editor, Mousepad's text field is outside it — the
+    person is asked, and a no leaves the editor untouched."""
+    other = dataclasses.replace(taught, apps=["gedit gedit"])
+    no = Approve(allow=False)
+    with on_desk.mousepad(tmp_path / "person", tmp_path) as mousepad:
+        with pytest.raises(PolicyStop, match="not approved"):
+            replay(page, other, no)
+        shown = on_desk.desktop.text(on_desk.find(mousepad.pid, "text", ""))
+    assert len(no.asked) == 1 and "is not among the applications the skill was taught on (gedit gedit)" \
+        in no.asked[0].reason, [r.reason for r in no.asked]
+    assert no.asked[0].action.step == 2 and shown == "" and saved(tmp_path) is None
