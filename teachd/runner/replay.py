@@ -930,7 +930,7 @@ class Replayer:
                 shown = actor.shows_window(want, list(self._shown_values(want.get("shows") or []).values()),
                                            min(self.step_timeout, DESKTOP_EFFECT_TIMEOUT))
                 self._desktop_seen = n
-                via.append(f"window {shown!r}")
+                via.append(f"window {self.scrubber.scrub(shown)!r}")  # a title may hold what was typed
         except DesktopHalt as exc:
             raise Halt(plain(f"step {n}: {exc}")) from None
         return via
