@@ -251,7 +251,7 @@ class McpRun:
         as a page's action (its app outside the skill's ``apps`` asks first);
         a secret typed only into the widget the demonstration masked."""
         from recorder.a11y import NoAccessibility, open_desktop
-        from teachd.runner.desktop import DesktopActor, DesktopHalt
+        from teachd.runner.desktop import DesktopActor, DesktopHalt, outside_apps
 
         what = act.describe(plain(str(anchor.get("describe") or "the widget")))
         klass = str((anchor.get("window") or {}).get("class") or "")
@@ -275,8 +275,7 @@ class McpRun:
                 widget = actor.find(anchor, self.services.opts.step_timeout)
             except NoAccessibility as exc:
                 raise BadInput(f"{exc}; nothing was done") from None
-            outside = (f"{klass} is not among the applications {act.skill} was taught on"
-                       if klass and proc.apps and klass not in proc.apps else None)
+            outside = outside_apps(klass, proc.apps)
             self.gate.guard(Action(TOOL, what, record["page"]), outside)
             if act.action == "click":
                 how = actor.click(widget, (anchor.get("at") or {}).get("in"))

@@ -81,6 +81,14 @@ def match(widgets: Iterable[Any], anchor: Mapping[str, Any]) -> Found:
                        "stopping rather than guessing")
 
 
+def outside_apps(klass: str, apps: Iterable[str]) -> str | None:
+    """Why acting in an app of this class asks first: it is not among those the skill was taught on."""
+    taught = list(apps)
+    if klass and taught and klass not in taught:
+        return f"{klass} is not among the applications the skill was taught on ({', '.join(taught)})"
+    return None
+
+
 class DesktopActor:
     """The desktop's hands and eyes for one replay."""
 

@@ -888,7 +888,7 @@ class Replayer:
         found by accessibility, exactly one, in an app the skill was taught
         on, under the same gate as a page; otherwise a halt naming it."""
         from compiler.desktop import title_pattern
-        from teachd.runner.desktop import DesktopHalt, keys_of
+        from teachd.runner.desktop import DesktopHalt, keys_of, outside_apps
 
         n = step.n
         anchor = self.proc.desktop.get(step.desktop or "")
@@ -897,9 +897,7 @@ class Replayer:
         actor = self._desktop_actor(n)
         app = ((anchor or {}).get("window") or {}).get("class") or ""
         where = f"the desktop ({app or step.window or 'a window'})"
-        taught = ", ".join(self.proc.apps)
-        outside = (f"{app} is not among the applications the skill was taught on ({taught})"
-                   if app and self.proc.apps and app not in self.proc.apps else None)
+        outside = outside_apps(app, self.proc.apps)
         try:
             if step.action == "os_key":
                 keys = keys_of(step.key, step.modifiers)
