@@ -214,15 +214,18 @@ def desktop_after(step: Step, before: str | None, title: Callable[[Any], str | N
     title its app's focused window took after it ("Save As" opening; "notes.txt
     - Mousepad" once saved, the file's name being a parameter, asked for as
     this run's value). Only a change a title pattern or a parameter can tell:
-    "*Untitled 1 - Mousepad" after typing is no more than "* - Mousepad"."""
-    after = step.extra.get("after") or {}
-    klass = str(after.get("class") or "")
-    if not klass or klass != step.extra.get("window_class") or not (shown := title(after.get("window"))):
-        return None
-    pattern, shows = title_pattern(shown), shown_parameters(shown, params)
-    if not shows and pattern == title_pattern(before or ""):
-        return None
-    return {"class": klass, "title_pattern": pattern, **({"shows": shows} if shows else {})}
+    "*Untitled 1 - Mousepad" after typing is no more than "* - Mousepad".
+    Of the titles seen before the next step, the last that tells: the focus
+    may flick back to the main window while a new dialog is placed, and that
+    return is the window manager's doing, not the step's."""
+    for after in reversed(step.extra.get("after") or []):
+        klass = str(after.get("class") or "")
+        if not klass or klass != step.extra.get("window_class") or not (shown := title(after.get("window"))):
+            continue
+        pattern, shows = title_pattern(shown), shown_parameters(shown, params)
+        if shows or pattern != title_pattern(before or ""):
+            return {"class": klass, "title_pattern": pattern, **({"shows": shows} if shows else {})}
+    return None
 
 
 def appears(value: str, text: str) -> bool:

@@ -141,7 +141,8 @@ def to_steps(rec: Recording) -> list[Step]:
         if kind == "os_window":  # its app's focused window after a desktop step: what it did there
             last = steps[-1]
             if last.action in DESKTOP_ACTIONS and e.get("window_class") == last.extra.get("window_class"):
-                last.extra["after"] = {"window": e.get("window"), "class": e.get("window_class")}
+                seen = {"window": e.get("window"), "class": e.get("window_class")}
+                last.extra.setdefault("after", []).append(seen)
             continue
         if kind in _ACTIONS and _apply_action(steps, e, url, tab, title, doc):
             cause = steps[-1]

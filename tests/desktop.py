@@ -285,6 +285,8 @@ def save_a_note(desk: DesktopSession, env: dict[str, str], url: str, pw: Any, fo
         desk.xdo("key", "ctrl+s")
         teach.wait_for(lambda evs: any(e["type"] == "os_key" for e in evs))
         until(lambda: desk.find(mousepad.pid, "text", window="Save As"), 20, "the Save As dialog's name")
+        # the person sees the dialog (the recorder's look at the window) before moving to it
+        teach.wait_for(lambda evs: any(e["type"] == "os_window" and e["window"] == "Save As" for e in evs))
         desk.place("Save As", mousepad.pid)  # what a window manager does with a new dialog
         desk.click(until(lambda: desk.find(mousepad.pid, "text", window="Save As"), 10, "the name field"))
         desk.xdo("key", "ctrl+a")

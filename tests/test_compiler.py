@@ -142,7 +142,8 @@ def test_desktop_steps_compile_to_the_same_bytes_every_time_and_the_old_format_s
 def test_a_desktop_steps_effect_is_the_window_title_it_left_with_this_runs_file_name() -> None:
     """Ctrl+S opened "Save As"; Enter left "notes.txt - Mousepad", the name
     being a parameter; typing only marked the title modified, which no
-    pattern tells ("* - Mousepad" either way): no check there."""
+    pattern tells ("* - Mousepad" either way): no check there. The focus
+    flicking back to the editor after "Save As" showed does not hide it."""
     cls, pad = "mousepad mousepad", "Untitled 1 - Mousepad"
     editor = {"role": "text", "name": "", "path": [["frame", pad]], "app": "mousepad", "window": pad}
     name = {"role": "text", "name": "Name", "path": [["dialog", "Save As"]], "app": "mousepad", "window": "Save As"}
@@ -153,6 +154,8 @@ def test_a_desktop_steps_effect_is_the_window_title_it_left_with_this_runs_file_
         {"type": "os_input", "value": "Call the bank", "target": editor, "window": "*" + pad, "window_class": cls},
         {"type": "os_key", "key": "s", "modifiers": ["ctrl"], "window": "*" + pad, "window_class": cls},
         {"type": "os_window", "window": "Save As", "window_class": cls},
+        # the focus flicks back to the editor while the dialog is placed, then returns: not Ctrl+S's doing
+        {"type": "os_window", "window": "*" + pad, "window_class": cls},
         {"type": "os_click", "x": 9, "y": 9, "button": "left", "window": "Save As", "window_class": cls,
          "target": name},
         {"type": "os_input", "value": "notes.txt", "target": name, "window": "Save As", "window_class": cls},
