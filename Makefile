@@ -37,7 +37,7 @@ test: venv debs
 	  $(BIN)/ruff check . && $(BIN)/mypy; lint=$$?; \
 	  wait $$apps || { cat build/real-apps.log; exit 1; }; \
 	  wait $$inspector || { cat build/inspector.log; exit 1; }; exit $$lint
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 --durations=30
 
 #   make test-under-load   `make test` LOAD_RUNS times in a row (3) while Debian's `stress --cpu 2`
 #                          keeps both cores busy beside it: the suite must not depend on a quiet machine

@@ -8,7 +8,7 @@ import json
 import os
 import threading
 import time
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,7 @@ from teachd.store.runs import RunStore
 from teachd.store.schedules import ScheduleStore
 from tests.conftest import all_bytes_under
 from tests.people import wait_for
-from tests.sample_task import PASSWORD, SLUG
+from tests.sample_task import PASSWORD, SLUG, held_at
 
 LOCAL = datetime.now().astimezone().tzinfo
 
@@ -132,6 +132,30 @@ def test_a_cron_schedule_fires_at_its_time_and_records_an_ordinary_run(taught) -
     [run] = RunStore(open_store(settings)).recent()
     assert run["run_id"] == view["last_run_id"] and run["status"] == "success" and run["skills"] == {SLUG: 1}
     assert next_runs(open_store(settings).db)[sid] == local(2026, 12, 7, 9, 0).isoformat()
+
+
+def test_run_now_while_the_schedules_run_is_in_flight_runs_after_it_and_is_not_dropped(taught) -> None:
+    """APScheduler skips a job's firing while its one instance still runs: a
+    "Run now" answered 200 would never run when it came as the last run wound
+    down (seen under load: two daemons, the second Run now lost)."""
+    env, port = taught
+    settings = settings_of(env, TEACHD_SECRET_PASSWORD=PASSWORD)
+    with SampleApp(password=PASSWORD, port=port) as app, held_at(app, "/reports/new") as (reached, release):
+        sid = ScheduleStore(open_store(settings)).add(spec_from(SLUG, every="1d"))
+        with Daemonish(settings) as d:
+            wait_for(lambda: sid in next_runs(d.store.db), 20)
+            d.service.run_now(sid)
+            assert reached.wait(120), "the first run never reached the report form"
+            d.service.run_now(sid)  # the person clicks Run now again while the first run is held
+            # the scheduler took it (its next time is a day off again) while the first still runs
+            wait_for(lambda: datetime.fromisoformat(next_runs(d.store.db)[sid] or "2000-01-01T00:00:00+00:00")
+                     > datetime.now(UTC) + timedelta(hours=1), 20)
+            assert len(app.state.reports) == 0
+            release.set()
+            runs = wait_for(lambda: len(rs := RunStore(d.store).recent()) == 2
+                            and all(r["status"] != "running" for r in rs) and rs, 180, "both runs to end")
+    assert [r["status"] for r in runs] == ["success", "success"], runs
+    assert len(app.state.reports) == 2
 
 
 def test_a_restart_keeps_the_next_run_time_and_a_missed_window_runs_once(taught) -> None:

@@ -59,13 +59,18 @@ class ScheduleService:
         self.jobs = DatabaseJobStore(store.db, self.fire)
         self.scheduler = BackgroundScheduler(
             jobstores={"default": self.jobs}, executors={"default": {"type": "threadpool", "max_workers": 4}},
-            job_defaults={"coalesce": True, "misfire_grace_time": None, "max_instances": 1},
+            # Two instances: one running, one waiting its turn (``fire`` runs a schedule one at a
+            # time). With one, APScheduler drops a firing that comes while the last run winds
+            # down: a "Run now" answered 200, then never run.
+            job_defaults={"coalesce": True, "misfire_grace_time": None, "max_instances": 2},
             timezone=timezone)
         self.leading = False
         # Where another person's scheduled run asks (their Approvals page); the daemon sets it.
         self.asker: Callable[[str], tuple[ApprovalQueue, SecretDesk]] | None = None
         self._stop, self._nudge = threading.Event(), threading.Event()
         self._watch: threading.Thread | None = None
+        self._turns: dict[str, threading.Lock] = {}  # a job's firings, one after the other
+        self._turns_lock = threading.Lock()
 
     # -- life ---------------------------------------------------------------
     def start(self) -> None:
@@ -142,14 +147,18 @@ class ScheduleService:
             self.scheduler.wakeup()
 
     def fire(self, kind: str, *args: Any) -> None:
-        """Every job lands here (the job store binds it): one schedule, or retention."""
-        try:
-            if kind == "schedule":
-                self._fire_schedule(int(args[0]))
-            elif kind == "retention":
-                self.purge()
-        except Exception:
-            log.exception("a scheduled job failed")
+        """Every job lands here (the job store binds it): one schedule, or
+        retention. A firing that comes while the same job runs waits for its end."""
+        with self._turns_lock:
+            turn = self._turns.setdefault(f"{kind}-{args[0] if args else ''}", threading.Lock())
+        with turn:
+            try:
+                if kind == "schedule":
+                    self._fire_schedule(int(args[0]))
+                elif kind == "retention":
+                    self.purge()
+            except Exception:
+                log.exception("a scheduled job failed")
 
     # -- what the jobs do ---------------------------------------------------
     def purge(self) -> list[str]:
