@@ -111,10 +111,10 @@ class WindowInfo:
 
 
 class DesktopCapture:
-    def __init__(self, writer: EventWriter, desktop: Any = None) -> None:
+    def __init__(self, writer: EventWriter, desktop: Any = None, windows: Any = None) -> None:
         self.writer = writer
         self.skipped_browser = 0
-        self._windows = WindowInfo()
+        self._windows = windows if windows is not None else WindowInfo()  # the X server's, or a test's
         self._desktop = desktop  # recorder.a11y.Desktop, or None: crops and titles only
         self._a11y = threading.Lock()  # libatspi is asked from both listeners' threads
         self._mods: set[str] = set()
@@ -292,12 +292,24 @@ class DesktopCapture:
         if name in ("backspace", "delete", "left", "right", "home", "end") and self._typing is not None:
             return  # editing the text being typed: its final value covers it
         typing = self._typing_slot()  # the typing, then the key, then what it opened: in that order
-        win = self._outside_browser(self._windows.focused)  # before the key's effect (a dialog) shows
+        win = self._key_window()
         slot = self.writer.reserve("os_key") if win is not None else None
         self.flush(typing)
         if slot is None or win is None:
             return
         slot.fill(key=name, modifiers=sorted(self._mods), **self._window_fields(win), frame=None)
+
+    def _key_window(self) -> Window | None:
+        """Where a named key or shortcut went. While typing, the typed
+        widget's window: the keys went where the text did, and nothing that
+        moves the focus came between. Asking the X server instead reads the
+        focus when this handler runs, which on a busy machine can be after
+        the key's own effect: Ctrl+S recorded as pressed in the "Save As" it
+        opened."""
+        if self._typing is not None:
+            w = self._typing
+            return Window(mask_text(w.window)[0], self._typing_class, w.pid)
+        return self._outside_browser(self._windows.focused)
 
     def _typed(self) -> None:
         """A plain key: kept only as the focused widget's final text (``flush``)."""

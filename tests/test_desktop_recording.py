@@ -101,3 +101,62 @@ def test_a_password_typed_into_a_desktop_dialog_is_masked_and_on_no_disk(
     assert typed[0]["target"]["role"] == "password text"
     assert SECRET.encode() not in all_bytes_under(Path(env["TEACHD_HOME"]))
     assert SECRET.encode() not in all_bytes_under(teach.recording_dir)
+
+
+class LateFocus:
+    """The X server's focus as a busy machine's key handler reads it: already
+    the window the key opened (``now``), not the one it was pressed in."""
+
+    def __init__(self, now: Any) -> None:
+        self.now = now
+
+    def focused(self) -> Any:
+        return self.now
+
+    def at_pointer(self) -> Any:
+        return self.now
+
+
+class OneEditor:
+    """The accessibility layer of an app whose focused widget is ``editor``, holding ``text``."""
+
+    def __init__(self, editor: Any, text: str) -> None:
+        self.editor, self.value = editor, text
+
+    def focused(self, pid: int | None = None) -> Any:
+        return self.editor
+
+    def text(self, widget: Any) -> str:
+        return self.value
+
+
+def test_a_shortcut_pressed_while_typing_is_recorded_in_the_typed_window_even_when_read_late(
+        tmp_path: Path) -> None:
+    """Seen under load: Ctrl+S's handler ran after "Save As" had opened, the
+    recording said the key was pressed there, and the replay refused to send
+    it to the editor. The keys go where the text went."""
+    from types import SimpleNamespace
+
+    from recorder.a11y import Widget
+    from recorder.desktop import DesktopCapture, Window
+    from recorder.writer import EventWriter
+
+    pad, cls = "*Untitled 1 - Mousepad", "mousepad mousepad"
+    editor = Widget(role="text", name="", path=(("frame", pad),), states=frozenset({"editable"}), box=None,
+                    window=pad, app="mousepad", pid=7)
+    windows = LateFocus(Window(pad, cls, 7))
+    writer = EventWriter(tmp_path)
+    capture = DesktopCapture(writer, OneEditor(editor, "Call the bank"), windows=windows)
+    for char in "Call":
+        capture._on_press(SimpleNamespace(char=char))
+    windows.now = Window("Save As", cls, 7)  # Ctrl+S's dialog, focused before its handler ran
+    capture._on_press(SimpleNamespace(name="ctrl_l"))
+    capture._on_press(SimpleNamespace(char="s"))
+    capture._on_release(SimpleNamespace(name="ctrl_l"))
+    capture._on_press(SimpleNamespace(name="ctrl_l"))  # Ctrl+A in the dialog: no typing since, the focus is read
+    capture._on_press(SimpleNamespace(char="a"))
+    writer.close()
+    events = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    got = [(e["type"], e.get("key"), e.get("window"), e.get("value")) for e in events if e["type"].startswith("os_")]
+    assert got == [("os_input", None, pad, "Call the bank"), ("os_key", "s", pad, None),
+                   ("os_key", "a", "Save As", None)], got
