@@ -108,8 +108,11 @@ class App:
                                          "Add new collection</button>",
                                "shorter": "<button type='button' onclick=\"location.href='/added'\">Add</button>",
                                }[q.get("as", "link")]
+                    veil = ("<div id=veil style='position:fixed;inset:0;z-index:9'></div>"
+                            "<script>setTimeout(() => veil.remove(), 1500)</script>") if q.get("busy") else ""
                     self._send(f"<!doctype html><title>Post</title><main><h1>Saved</h1><p>{control}</p></main>"
-                               "<aside><button type='button'>Add new collection to favourites</button></aside>")
+                               "<aside><button type='button'>Add new collection to favourites</button></aside>"
+                               + veil)
                 elif url.path == "/added":
                     self._send("<!doctype html><title>Add collection</title><main><h1>Add collection</h1></main>")
                 elif url.path == "/mark":
@@ -304,8 +307,8 @@ def test_a_run_with_nothing_checkable_at_its_end_is_unverified_not_a_success(
     assert len(app.posts) == 1  # it did act: unverified says so rather than "success"
 
 
-def add_collection_task(app: App, variant: str) -> Procedure:
-    start = f"{app.url}/add?as={variant}"
+def add_collection_task(app: App, variant: str, busy: bool = False) -> Procedure:
+    start = f"{app.url}/add?as={variant}" + ("&busy=1" if busy else "")
     added = {"url": f"{app.url}/added", "url_pattern": f"{app.url}/added", "title": "Add collection"}
     link = anchor("the **Add collection** link",
                   {"tag": "a", "role": "link", "name": "Add collection", "text": "Add collection", "href": "/added",
@@ -329,6 +332,20 @@ def test_a_link_that_became_a_button_with_a_longer_name_is_followed_and_one_that
     with pytest.raises(Halt, match="step 2: .*Add collection"):
         replayer(context, page, add_collection_task(app, "shorter")).run()
     assert page.url.endswith("/add?as=shorter")
+
+
+def test_a_found_target_covered_for_a_moment_is_clicked_once_free_not_halted_at_the_step_timeout(
+        app: App, browser: Any) -> None:
+    """--step-timeout bounds the looking. A veil over the page for 1.5 s (a
+    spinner; a loaded machine's slow frames) made a 1 s step halt with
+    Playwright's "Locator.click: Timeout 1000ms exceeded" on a target found
+    and judged right."""
+    context, page = page_in(browser)
+    r = Replayer(context, page, add_collection_task(app, "link", busy=True), Gate(Approve()), {}, lambda _n: "",
+                 step_timeout=1)
+    r.run()
+    assert page.url == f"{app.url}/added" and [s.status for s in r.results] == ["ok", "ok"]
+    context.close()
 
 
 # A link found by its address alone (one plain look, no selector engine) is

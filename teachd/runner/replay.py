@@ -78,6 +78,9 @@ LOOK_MS = 1000  # a field gone after typing (a re-render, a navigation) is not l
 RECENT = 5.0  # seconds: requests started this recently are waited on before a submit
 TOOK_MAX = 2000  # ms an editor's form input may take, after the settle, to receive the text
 KEY_MS = 250  # ms each typed character may take, beyond the step's timeout, on a loaded machine
+# ms a found target's click, check, key or choice may take at least: the step's timeout bounds the
+# looking (--step-timeout), not the page's moment of being busy (an overlay, a loaded machine)
+ACT_MIN_MS = 5000
 DESKTOP_EFFECT_TIMEOUT = 10.0  # seconds for a desktop step's window title to show what it did
 _TRAFFIC = frozenset({"fetch", "xhr", "document"})  # requests a step's effect can wait on
 # Milliseconds since the element's document last changed (a style-only change
@@ -965,18 +968,19 @@ class Replayer:
     def _act(self, step: PlanStep, target: PwLocator, anchor: Anchor, found: Mapping[str, Any]) -> None:
         n, action, what = step.n, step.action, plain(step.describe or "the target")
         timeout = self.step_timeout * 1000
+        act = max(timeout, ACT_MIN_MS)
         expect_ = step.expect or {}
         new_tab = expect_.get("tab") is not None and expect_.get("tab") != step.tab
         try:
             if action in ("click", "dblclick") and new_tab:
                 with self.context.expect_page(timeout=NAV_TIMEOUT * 1000) as info:
-                    target.click(timeout=timeout)
+                    target.click(timeout=act)
                 self.page = info.value
                 self.page.wait_for_load_state("domcontentloaded")
             elif action == "click":
-                target.click(timeout=timeout)
+                target.click(timeout=act)
             elif action == "dblclick":
-                target.dblclick(timeout=timeout)
+                target.dblclick(timeout=act)
             elif action == "type":
                 editable = anchor.expect.get("tag") in ("input", "textarea")
                 if step.secret:  # masked in an agent's screenshots, scrubbed from its snapshots
@@ -988,13 +992,13 @@ class Replayer:
                                    verify=not checked)
                 self._land(step, target, value, found, checked)
             elif action == "select":
-                self._select(step, target, timeout)
+                self._select(step, target, act)
             elif action == "check":
                 want = bool(step.checked if step.checked is not None else True)
-                target.set_checked(want, timeout=timeout)
+                target.set_checked(want, timeout=act)
                 (expect(target).to_be_checked if want else expect(target).not_to_be_checked)(timeout=2000)
             elif action == "press":
-                target.press(self._keys(step), timeout=timeout)
+                target.press(self._keys(step), timeout=act)
             else:
                 raise Halt(f"step {n}: unknown action {action!r}")
         except AssertionError:
