@@ -69,7 +69,7 @@ class ScheduleService:
         self.asker: Callable[[str], tuple[ApprovalQueue, SecretDesk]] | None = None
         self._stop, self._nudge = threading.Event(), threading.Event()
         self._watch: threading.Thread | None = None
-        self._turns: dict[str, threading.Lock] = {}  # a job's firings, one after the other
+        self._turns: dict[tuple[Any, ...], threading.Lock] = {}  # a job's firings, one after the other
         self._turns_lock = threading.Lock()
 
     # -- life ---------------------------------------------------------------
@@ -150,7 +150,7 @@ class ScheduleService:
         """Every job lands here (the job store binds it): one schedule, or
         retention. A firing that comes while the same job runs waits for its end."""
         with self._turns_lock:
-            turn = self._turns.setdefault(f"{kind}-{args[0] if args else ''}", threading.Lock())
+            turn = self._turns.setdefault((kind, *args), threading.Lock())
         with turn:
             try:
                 if kind == "schedule":
