@@ -124,9 +124,12 @@ def serve(python: Path, folder: Path, port: int | None = None,
     """Run the project with that interpreter until the block ends; on the
     same ``port`` as before an upgrade (a taught skill's scope is the origin)."""
     port = port or free_port()
+    # The app's own log beside its project: when a replay halts, what the server answered is there.
+    log = (folder / "runserver.log").open("a")
     server = subprocess.Popen([str(python), "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
-                              cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              cwd=folder, stdout=log, stderr=subprocess.STDOUT,
                               env=teachd_env(folder, folder))
+    log.close()
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     while True:

@@ -76,6 +76,11 @@ _CHEAP = STRONG | {"attr:href"}  # named by an attribute (CSS): no accessible na
 FALLBACK_AFTER = 0.3  # seconds a target is looked for by its own locators before the fallback ones
 LOOK_MS = 1000  # a field gone after typing (a re-render, a navigation) is not looked for longer
 RECENT = 5.0  # seconds: requests started this recently are waited on before a submit
+# seconds a submit waits for a save the page has under way (a fetch or XHR that writes: POST, PUT,
+# PATCH, DELETE), beyond a settle's SETTLE_MAX: submitting while the app is still saving the same
+# form races it (Wagtail 8's autosave creates the page, and a Publish sent meanwhile creates it again)
+SAVE_MAX = 10.0
+_WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 TOOK_MAX = 2000  # ms an editor's form input may take, after the settle, to receive the text
 KEY_MS = 250  # ms each typed character may take, beyond the step's timeout, on a loaded machine
 # ms a found target's click, check, key or choice may take at least: the step's timeout bounds the
@@ -252,7 +257,7 @@ class Traffic:
     typed key that navigates ends the settle anyway."""
 
     def __init__(self) -> None:
-        self.pending: dict[int, tuple[float, bool]] = {}  # request → (started, a document)
+        self.pending: dict[int, tuple[float, bool, bool]] = {}  # request → (started, a document, a save)
         self.last = -1e9  # monotonic time of the last start or end
         self.last_app = -1e9  # ... of a fetch or XHR
         self.pages: list[Any] = []
@@ -278,7 +283,8 @@ class Traffic:
     def _start(self, request: Any) -> None:
         if request.resource_type in _TRAFFIC:
             document = request.resource_type == "document"
-            self.pending[id(request)] = (time.monotonic(), document)
+            save = not document and request.method in _WRITES
+            self.pending[id(request)] = (time.monotonic(), document, save)
             self._heard(document)
 
     def _end(self, request: Any) -> None:
@@ -298,7 +304,14 @@ class Traffic:
         return 1e9 if last < since else (time.monotonic() - last) * 1000
 
     def under_way(self, since: float, documents: bool = True) -> bool:
-        return any(t >= since and (documents or not doc) for t, doc in self.pending.values())
+        return any(t >= since and (documents or not doc) for t, doc, _save in self.pending.values())
+
+    def saving(self) -> bool:
+        """A fetch or XHR that writes is under way, started in the last
+        ``RECENT + SAVE_MAX`` (one whose end was never heard, its tab closed,
+        holds nothing up for long)."""
+        since = time.monotonic() - RECENT - SAVE_MAX
+        return any(save and t >= since for t, _doc, save in self.pending.values())
 
 
 def plain(text: str) -> str:
@@ -876,11 +889,12 @@ class Replayer:
         # leaving a field started) — no look at the page at all.
         if action in ("click", "dblclick") and (self._filled or submits(found)):
             since = min(self._acted_at, time.monotonic() - RECENT)
+            saved = self._await_saves()
             if self._filled == "choice":
                 self.settle(lambda: self.page.evaluate("() => { const e = document.documentElement;"
                                                         + _CLOCK + " return quiet(); }"), since)
-            else:
-                self.settle(lambda: 1e9, since, answered=True)
+            else:  # after a save, until what its answer started is quiet too
+                self.settle(lambda: 1e9, since, answered=not saved)
         self._acted_at = time.monotonic()
         self._filled = "choice" if action in ("select", "check") else "typed" if action == "type" else ""
         self._act(step, target, anchor, found)
@@ -1041,6 +1055,16 @@ class Replayer:
                 return waits
             waits += 1
             self.page.wait_for_timeout(max(wait, 10.0))  # requests' events are heard meanwhile
+
+    def _await_saves(self) -> bool:
+        """Before a submit, until no save of the page's own is under way (at
+        most ``SAVE_MAX``): True when it waited."""
+        deadline = time.monotonic() + SAVE_MAX
+        waited = False
+        while self.traffic.saving() and time.monotonic() < deadline:
+            waited = True
+            self.page.wait_for_timeout(50)  # the request's end is heard meanwhile
+        return waited
 
     def _may_leave(self, step: PlanStep, field_is: Mapping[str, Any]) -> bool:
         """Leaving the field (blur) is what a person does next, unless the
