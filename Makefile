@@ -4,13 +4,20 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-TEST_DEBS := chromium xvfb xdotool postgresql $(DESKTOP_DEBS)
+# Debian packages, each list defined before it is used (`:=` expands at once: a list named before
+# it is defined is empty, which once left the desktop apps out of `make test`). tests/test_packages.py
+# checks every program the code starts against `make print-debs`.
+DEMO_DEBS := chromium xvfb
 # a desktop with an accessibility bus (tests/desktop.py): a GTK editor and an app without one
 DESKTOP_DEBS := dbus-x11 at-spi2-core libatk-adaptor gir1.2-atspi-2.0 openbox x11-utils mousepad zenity x11-apps
+TEST_DEBS := $(DEMO_DEBS) xdotool postgresql $(DESKTOP_DEBS)
+# npm for axe-core and the MCP Inspector (tests/axe.py, tests/inspector.py), installed only where no npm is on
+# the PATH (a machine's Node.js may carry its own)
+NPM_DEB := npm
 # what pip needs to build PyGObject (the desktop extra)
 BUILD_DEBS := pkg-config libgirepository1.0-dev libcairo2-dev
 
-.PHONY: test lint venv debs demo wheel-demo test-under-load
+.PHONY: test lint venv debs print-debs demo wheel-demo test-under-load
 
 $(BIN)/.installed: pyproject.toml
 	./scripts/ensure-debs $(BUILD_DEBS)
@@ -22,7 +29,11 @@ venv: $(BIN)/.installed
 
 debs:
 	./scripts/ensure-debs $(TEST_DEBS)
-	command -v npm > /dev/null || ./scripts/ensure-debs npm  # axe-core for the UI tests (tests/axe.py)
+	command -v npm > /dev/null || ./scripts/ensure-debs $(NPM_DEB)
+
+#   make print-debs   every Debian package `make test` and `make demo` install, one a line
+print-debs:
+	@printf '%s\n' $(TEST_DEBS) $(BUILD_DEBS) $(NPM_DEB) | sort -u
 
 lint: venv
 	$(BIN)/ruff check .
@@ -50,7 +61,6 @@ test-under-load: venv debs
 	    $(MAKE) test || exit 1; done
 
 #   make demo   the whole loop on the bundled sample app (teach → compile → store → replay on a changed app → feedback)
-DEMO_DEBS := chromium xvfb
 
 demo: venv
 	./scripts/ensure-debs $(DEMO_DEBS)
