@@ -12,6 +12,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from tests.programs import need
+
 ROOT = Path(__file__).resolve().parent.parent
 AXE_DIR = ROOT / "build" / "axe"
 AXE_JS = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
@@ -24,7 +26,7 @@ def axe_path() -> Path:
     with open(AXE_DIR / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not AXE_JS.exists():
-            done = subprocess.run(["npm", "install", "--prefix", str(AXE_DIR), "axe-core@4", "--no-audit",
+            done = subprocess.run([need("npm"), "install", "--prefix", str(AXE_DIR), "axe-core@4", "--no-audit",
                                    "--no-fund"], capture_output=True, text=True, timeout=600)
             assert done.returncode == 0 and AXE_JS.exists(), f"npm could not install axe-core:\n{done.stderr}"
     return AXE_JS

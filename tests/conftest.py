@@ -111,7 +111,9 @@ def write_skill(root: Path, name: str, description: str = "Does a thing.", body:
 def display() -> Iterator[str]:
     """A virtual X display of the module's own (Xvfb), for headed Chromium and xdotool."""
     from teachd.demo.xvfb import xvfb
+    from tests.programs import need
 
+    need("Xvfb")
     with xvfb() as d:
         yield d
 
@@ -203,7 +205,9 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     from recorder.browser import chromium_path, launch_args
+    from tests.programs import need
 
+    need("chromium")
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=chromium_path(None), args=launch_args(None))
         yield b

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from teachd.demo.xvfb import xvfb
 from teachd.teach.process import TeachProcess, free_port
+from tests.programs import need
 
 __all__ = ["BarProbe", "DesktopSession", "Teach", "a11y_session", "connect", "free_port", "recording_on",
            "save_a_note", "screen_point", "to_screen", "xdo", "xvfb_display"]
@@ -25,7 +26,7 @@ xvfb_display = xvfb
 
 
 def xdo(display: str, *args: str) -> str:
-    out = subprocess.run(["xdotool", *args], env={**os.environ, "DISPLAY": display},
+    out = subprocess.run([need("xdotool"), *args], env={**os.environ, "DISPLAY": display},
                          capture_output=True, text=True, timeout=30)
     return out.stdout
 
@@ -46,6 +47,7 @@ class DesktopSession:
     def start(self, argv: list[str], home: Path, cwd: Path | None = None, **env: str) -> subprocess.Popen[bytes]:
         """An app on this desktop, with a home of its own (no session restored
         from an earlier run), started in ``cwd`` (where its file dialogs open)."""
+        need(argv[0])
         home.mkdir(parents=True, exist_ok=True)
         full = {**self.env, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
                 "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CACHE_HOME": str(home / ".cache"),
@@ -109,7 +111,7 @@ def until(what: Callable[[], T | None], timeout: float, say: str) -> T:
 
 
 def _wm_running(env: dict[str, str]) -> bool:
-    said = subprocess.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"], env=env, capture_output=True,
+    said = subprocess.run([need("xprop"), "-root", "_NET_SUPPORTING_WM_CHECK"], env=env, capture_output=True,
                           text=True, timeout=10).stdout
     return "window id" in said
 
@@ -122,6 +124,8 @@ def a11y_session(size: str = "1280x800x24") -> Iterator[DesktopSession]:
     process (a session-scoped fixture); the variables are put back after."""
     from recorder.a11y import open_desktop
 
+    for program in ("Xvfb", "dbus-launch", "openbox", "xprop", "xdotool"):
+        need(program)
     with xvfb(size) as display:
         out = subprocess.run(["dbus-launch", "--sh-syntax"], env={**os.environ, "DISPLAY": display},
                              capture_output=True, text=True, timeout=30, check=True).stdout

@@ -18,6 +18,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from tests.programs import need
+
 ROOT = Path(__file__).resolve().parent.parent
 DIR = ROOT / "build" / "inspector"
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
@@ -36,7 +38,7 @@ def install() -> Path:
     with open(DIR / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (BIN / "mcpdo").exists() or not (DIR / "node" / "bin" / "node").exists():
-            done = subprocess.run(["npm", "install", "--prefix", str(DIR), "--no-audit", "--no-fund",
+            done = subprocess.run([need("npm"), "install", "--prefix", str(DIR), "--no-audit", "--no-fund",
                                    _node_package(), INSPECTOR], capture_output=True, text=True, timeout=600)
             assert done.returncode == 0, f"npm could not install the Inspector:\n{done.stderr}"
             node = DIR / "node"

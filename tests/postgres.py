@@ -5,7 +5,6 @@ port, stopped and removed afterwards. As root, the server runs as the
 
 from __future__ import annotations
 
-import glob
 import os
 import shutil
 import subprocess
@@ -15,13 +14,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.desktop import free_port
+from tests.programs import need
 
 
 def _bin(name: str) -> str:
-    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}")) or [shutil.which(name) or ""]
-    if not found[-1]:
-        raise RuntimeError(f"PostgreSQL's {name} is missing: make test installs Debian's postgresql")
-    return found[-1]
+    """Debian's PostgreSQL binary (in its versioned folder), or the test fails naming the package."""
+    return need(name)
 
 
 class Cluster(str):
