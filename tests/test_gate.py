@@ -174,7 +174,7 @@ def test_terminal_approver_offers_run_only_with_a_plan_and_shows_it() -> None:
     assert with_plan.allow and with_plan.run
     assert without.allow and not without.run  # "run" where no plan was offered means this one
     text = stderr.getvalue()
-    assert "[run/once/deny]" in text and "[once/deny]" in text and "5. click the button 5" in text
+    assert "[run/once/deny]" in text and "[once/deny]" in text and "5. click “the button 5”" in text
 
 
 def test_unknown_words_are_a_deny() -> None:

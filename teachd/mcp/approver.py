@@ -7,6 +7,12 @@ An accept is an allow only with empty content (the form asks for nothing);
 any other content is a deny, said in the result. The gate calls this from
 the browser thread; the question goes out on the server's event loop, which
 the tool call that caused it is awaiting.
+
+On 2026-07-28 the answer comes back in a new call, under the key the
+question went out with (``request_state``). That key is bound to the whole
+plan or request, to this run, to a fresh nonce and to an expiry, and is
+remembered here as issued until it is used once or expires: an accepted
+answer allows that question only, in this run, once, in time.
 """
 
 from __future__ import annotations
@@ -14,7 +20,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import hashlib
+import hmac
+import json
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -43,10 +52,14 @@ NOWHERE = ("this client cannot show teachd's questions (it declares no elicitati
 ROUNDS_FROM = "2026-07-28"  # the protocol whose tools/call asks by input-required rounds
 
 
-def round_question(request: Request) -> tuple[str, str]:
-    """The question as it goes out in an input-required round, and its key:
-    the same words for the same question in every round (nothing in it
-    depends on when it is asked), so the answer is matched to it."""
+def round_question(request: Request, run_id: str = "", nonce: str = "",
+                   expires: float = 0.0) -> tuple[str, str]:
+    """The question as it goes out in an input-required round, and its key.
+    The words are the same for the same question in every round (nothing in
+    them depends on when it is asked). The key is bound to what the answer
+    allows — the whole plan (:meth:`Plan.key`, every value whole, not the text
+    shown) or the whole request — to this run, to a nonce and to an expiry:
+    an answer to it fits no other plan, no other run, no later question."""
     if request.plan is not None:
         body = request.plan.describe()
         message = (f"teachd asks: allow this run? {body}\nAccept allows exactly these steps, in order, "
@@ -54,7 +67,19 @@ def round_question(request: Request) -> tuple[str, str]:
     else:
         body = request.describe()
         message = f"teachd asks: allow this once? {body}"
-    return message, hashlib.sha256(body.encode()).hexdigest()[:32]
+    bound = json.dumps(["teachd-round/1", request.key(), run_id, nonce, f"{expires:.6f}"], ensure_ascii=False)
+    return message, hashlib.sha256(bound.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Issued:
+    """A question sent in a round and not answered yet: its nonce and until when it may be."""
+
+    nonce: str
+    expires: float
+
+
+ISSUED_MAX = 64  # questions of one run awaiting their round's answer; the oldest go first
 
 
 def answers_of(ctx: Any) -> dict[str, tuple[str, Any]]:
@@ -143,21 +168,60 @@ def anywhere() -> str | None:
 
 class ClientApprover:
     def __init__(self, queue: ApprovalQueue, timeout: float, stopping: threading.Event,
-                 approvals_page: Callable[[], str | None] = anywhere) -> None:
+                 approvals_page: Callable[[], str | None] = anywhere,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.queue, self.timeout, self.stopping = queue, timeout, stopping
         self.approvals_page = approvals_page  # where a person can answer now; None: nowhere
         self.run_id = ""
         self.caller: Caller | None = None  # set for each tool call by the session
+        self.clock = clock
+        # the questions sent in input-required rounds, by key: each answered once, before it expires
+        self._issued: dict[str, Issued] = {}
+        self._lock = threading.Lock()
+
+    def issue(self, request: Request) -> tuple[str, str]:
+        """A round's question and its key, with a fresh nonce remembered here
+        as issued and unused until the approval timeout."""
+        nonce, expires = secrets.token_hex(16), self.clock() + self.timeout
+        message, key = round_question(request, self.run_id, nonce, expires)
+        with self._lock:
+            self._forget_expired()
+            while len(self._issued) >= ISSUED_MAX:
+                del self._issued[next(iter(self._issued))]
+            self._issued[key] = Issued(nonce, expires)
+        return message, key
+
+    def redeem(self, request: Request, answered: dict[str, tuple[str, Any]]) -> tuple[str, Any] | None:
+        """The client's answer to this very question — same plan or request,
+        this run — under a key issued here, not used before and not expired.
+        Redeemed, the key is spent: the same answer never allows twice."""
+        with self._lock:
+            self._forget_expired()
+            for state in list(answered):
+                issued = self._issued.get(state)
+                if issued is None:
+                    continue
+                _, key = round_question(request, self.run_id, issued.nonce, issued.expires)
+                if hmac.compare_digest(key, state):
+                    del self._issued[state]
+                    return answered.pop(state)
+        return None
+
+    def _forget_expired(self) -> None:
+        now = self.clock()
+        for key in [k for k, i in self._issued.items() if i.expires < now]:
+            del self._issued[key]
 
     def ask(self, request: Request) -> Answer:
         caller = self.caller
         if caller is not None and caller.rounds:
-            message, key = round_question(request)
-            if key in caller.answered:  # this very question, answered in the client's last round
-                action, content = caller.answered.pop(key)
+            got = self.redeem(request, caller.answered)
+            if got is not None:  # this very question, answered in the client's last round
+                action, content = got
                 answer = judge(request.id, action, content)
                 return replace(answer, run=answer.allow and request.offers_run)
             if caller.may_ask(request):
+                message, key = self.issue(request)
                 raise Asking(message, key)
             # a question after something acted (a step that drifted mid-replay): the Approvals page
         elif caller is not None and caller.can_elicit():

@@ -17,14 +17,17 @@ never saved, and the next run asks again.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
+import re
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Protocol
 
 from teachd.errors import PolicyStop
-from teachd.runner.quoting import quoted
+from teachd.runner.quoting import quoted, visible
 from teachd.skills.approval import Approval
 
 
@@ -54,10 +57,13 @@ class PlanStep:
                 "value": self.value, "secret": self.secret}
 
     def line(self, page: bool = True) -> str:
-        value = f" {quoted(self.value, 120)}" if self.value is not None and not self.secret else \
-            f" {self.value}" if self.value else ""
-        where = f" on {quoted(self.page, 120)}" if self.page and page else ""
-        return f"{self.n}. {self.action} {self.target}{value}{where}"
+        """``N. verb “target” “value” on “page”``: the skill's own words and URLs
+        and every value as quoted data, whole (a person approves what will be
+        used, not the start of it); a secret by its name only."""
+        value = f" {_secret(self.value)}" if self.secret and self.value else \
+            f" {quoted(self.value, None)}" if self.value is not None and not self.secret else ""
+        where = f" on {quoted(self.page, None)}" if self.page and page else ""
+        return f"{self.n}. {_word(self.action)} {_target(self.target)}{value}{where}"
 
 
 @dataclass(frozen=True)
@@ -72,14 +78,52 @@ class Plan:
         return {"slug": self.slug, "steps": [s.as_dict() for s in self.steps], "origins": list(self.origins)}
 
     def describe(self) -> str:
-        scope = " ".join(self.origins) or "no scope recorded"
-        lines, page = [f"the whole plan of {self.slug} ({len(self.steps)} steps, within {scope}):"], None
+        scope = " ".join(_origin(o) for o in self.origins) or "no scope recorded"
+        head = f"the whole plan of {_slug(self.slug)} ({len(self.steps)} steps, within {scope}):"
+        lines, page = [head], None
         for s in self.steps:  # grouped by the page each step acts on, as a person reads it
             if s.page and s.page != page:
                 page = s.page
-                lines.append(f"  on {quoted(page, 120)}:")
+                lines.append(f"  on {quoted(page, None)}:")
             lines.append(("    " if page else "  ") + s.line(page=False))
         return "\n".join(lines)
+
+    def key(self) -> str:
+        """A digest of the whole plan — every field of every step, the slug,
+        the origins — not of how it is shown: two plans that differ anywhere
+        (past any length a screen shows, in an invisible character) differ here."""
+        data = json.dumps(["teachd-plan/1", self.as_dict()], ensure_ascii=False, sort_keys=True,
+                          separators=(",", ":"))
+        return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+# What teachd writes itself in a plan line goes bare; anything else there came
+# from the skill (an imported one is anyone's text) and goes as quoted data.
+_OWN_TARGETS = frozenset({"a key", "the target"})
+_WORD = re.compile(r"[a-z][a-z ()-]{0,39}", re.ASCII)
+_SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,63}", re.ASCII)
+_ORIGIN = re.compile(r"[a-z][a-z0-9+.-]{0,15}://(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:[0-9]{1,5})?", re.ASCII)
+_SECRET = re.compile(r"\[secret [A-Za-z0-9_.-]{1,64}\]", re.ASCII)
+
+
+def _word(action: str) -> str:
+    return action if _WORD.fullmatch(action) else quoted(action, None)
+
+
+def _target(target: str) -> str:
+    return target if target in _OWN_TARGETS else quoted(target, None)
+
+
+def _slug(slug: str) -> str:
+    return slug if _SLUG.fullmatch(slug) else quoted(slug, None)
+
+
+def _origin(origin: str) -> str:
+    return origin if _ORIGIN.fullmatch(origin) else quoted(origin, None)
+
+
+def _secret(shown: str) -> str:
+    return shown if _SECRET.fullmatch(shown) else quoted(shown, None)
 
 
 @dataclass(frozen=True)
@@ -105,13 +149,25 @@ class Request:
     def answers(self) -> str:
         return "run/once/deny" if self.offers_run else "once/deny"
 
+    def key(self) -> str:
+        """A digest of everything the question asks about (its plan by
+        :meth:`Plan.key`), not of how it is shown."""
+        if self.plan is not None:
+            return self.plan.key()
+        data = json.dumps(["teachd-request/1", {k: v for k, v in self.as_dict().items() if k != "plan"}],
+                          ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+        return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
+
     def describe(self) -> str:
-        # a page's URL is anyone's text: quoted, like what an agent wrote
-        where = f" on {quoted(self.action.page, 300)}" if self.action.page else ""
-        step = f"step {self.action.step}: " if self.action.step is not None else ""
-        who = f" (required by skill {', '.join(self.skills)})" if self.skills else ""
-        note = f"; {self.action.note}" if self.action.note else ""
-        return f"{step}{self.action.tool} {self.action.target}{where} — {self.reason}{note}{who}"
+        # a page's URL is anyone's text: quoted whole, like what an agent wrote; the action's
+        # words (an agent's, quoted already, or a skill's step) and the reason (which may name
+        # a URL) go on one line, nothing in them able to break it or reach a terminal
+        a = self.action
+        where = f" on {quoted(a.page, None)}" if a.page else ""
+        step = f"step {a.step}: " if a.step is not None else ""
+        who = f" (required by skill {visible(', '.join(self.skills))})" if self.skills else ""
+        note = f"; {visible(a.note)}" if a.note else ""
+        return f"{step}{visible(a.tool)} {visible(a.target)}{where} — {visible(self.reason)}{note}{who}"
 
 
 ANSWERS = ("run", "once", "deny")

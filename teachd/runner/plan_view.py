@@ -1,7 +1,12 @@
 """The plan a person approves with ``run``: every step of a replay as they
 would name it — action, target, page, the value to be typed (a secret only
 by its name) — and the origins it may act on. A pure function of the
-compiled procedure and this run's parameters."""
+compiled procedure and this run's parameters.
+
+It holds the skill's words, URLs and this run's values as they are, whole:
+``Plan.describe`` (teachd.runner.gate) shows each as quoted data, never cut,
+and ``Plan.key`` binds an answer to all of it. What a step will type or press
+is in its plan line, on the desktop too, so nothing acts that the plan hid."""
 
 from __future__ import annotations
 
@@ -24,7 +29,7 @@ def value_of(step: CompiledStep, proc: Procedure, params: Mapping[str, str]) -> 
     """What the step will type or choose, as the replay will; a secret as its name."""
     if step.secret:
         return f"[secret {step.secret}]"
-    if step.action == "type" or (step.action == "select" and step.param):
+    if step.action in ("type", "os_type") or (step.action == "select" and step.param):
         name = step.param or ""
         if name in params:
             return params[name]
@@ -33,6 +38,8 @@ def value_of(step: CompiledStep, proc: Procedure, params: Mapping[str, str]) -> 
         return step.option
     if step.action == "press":
         return "+".join([*step.modifiers, step.key or "Enter"])
+    if step.action == "os_key":
+        return "+".join([*step.modifiers, str(step.key)])
     return None
 
 
