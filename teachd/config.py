@@ -46,6 +46,10 @@ class Settings:
     skill_levels: Mapping[str, Mapping[str, bool]] = field(default_factory=dict)  # skills.<provider>.<level>
     skill_commands: bool = True  # config.yaml skills.enableSkillCommands: false → no /skill: prompts
     environ: Mapping[str, str] = field(default_factory=dict, repr=False)  # for child processes
+    # may this person's runs reach the daemon host's loopback and private network? Only its owner's
+    # (and the local user's): another person's settings say no (teachd.server.secrets.person_settings),
+    # and every browser a run opens holds to it (teachd.runner.policy)
+    host_network: bool = True
 
     def secret_from_env(self, name: str) -> tuple[str, str | None]:
         """(variable name, value) of ``TEACHD_SECRET_<NAME>``."""

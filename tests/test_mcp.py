@@ -519,6 +519,7 @@ def test_a_closed_session_browser_leaves_none_of_its_playwright_in_memory() -> N
 
     from teachd.mcp.worker import BrowserWorker
     from teachd.runner.guard import guard_for
+    from teachd.runner.policy import RunPolicy, Who
     from teachd.runner.run import RunOptions
 
     def playwrights() -> int:
@@ -528,7 +529,8 @@ def test_a_closed_session_browser_leaves_none_of_its_playwright_in_memory() -> N
     before = playwrights()
     guards: list[weakref.ref[Any]] = []
     for _ in range(2):
-        worker = BrowserWorker(RunOptions(headless=True, environ=dict(os.environ)))
+        worker = BrowserWorker(RunOptions(headless=True, environ=dict(os.environ)),
+                               RunPolicy(Who("alice", host_network=False)))  # a guard with a layer on it
         worker.submit(lambda b: guards.append(weakref.ref(guard_for(b.context)))).result(60)
         assert playwrights() == before + 1  # the live one is counted: the count can tell
         worker.close()

@@ -67,6 +67,7 @@ def run(app: App, slug: str, start_url: str | None, params: tuple[str, ...], hea
     Secrets come from a hidden prompt or TEACHD_SECRET_<NAME>.
     """
     from teachd.runner.gate import TerminalApprover
+    from teachd.runner.policy import Who
     from teachd.runner.run import RunOptions, run_skill
     from teachd.store.rules import RuleStore
 
@@ -82,6 +83,7 @@ def run(app: App, slug: str, start_url: str | None, params: tuple[str, ...], hea
                       run_setting=approval, step_timeout=step_timeout, pictures=pictures)
     rules = RuleStore(app.store.db, app.store.owner).tools()
     outcome = run_skill(_runs(app), rules, slug, TerminalApprover(), secrets_from_user(settings), opts,
+                        Who.of(settings, app.store.owner),
                         progress=None if as_json else (lambda msg: click.echo(f"teachd: {msg}", err=True)))
     emit(as_json, outcome.as_dict(),
          f"run {outcome.run_id}: {outcome.status} — {outcome.message}\n"

@@ -97,13 +97,15 @@ def run_demo(say: Callable[[str], None], settings: Settings, home: Path | None =
             "look-alike decoys, targets below the fold…")
         runs = RunStore(store)
         from teachd.runner.feedback import give_feedback
+        from teachd.runner.policy import Who
         from teachd.runner.run import RunOptions, run_skill
 
         opts = RunOptions(headless=headless, chromium=settings.chromium, display=disp, environ=env)
         with SampleApp(password=password, variant=DRIFT, port=port) as changed:
             person = AnnouncingApprover(say)
             outcome = run_skill(runs, frozenset(), skill.slug, person,
-                                lambda _name: password, opts, progress=lambda m: say("  " + m))
+                                lambda _name: password, opts, Who.of(settings, store.owner),
+                                progress=lambda m: say("  " + m))
             judged = judge(outcome.status, changed.state)
             effect = {"reports": list(changed.state.reports), "groups": list(changed.state.groups)}
         ok = judged.verdict == RIGHT

@@ -26,6 +26,7 @@ from teachd.mcp.worker import Browser, BrowserWorker
 from teachd.runner.feedback import give_feedback
 from teachd.runner.gate import Action, Asking, Gate
 from teachd.runner.guard import Layer, RequestGuard, element_location, focused_location, guard_for
+from teachd.runner.policy import RunPolicy, Who
 from teachd.runner.replay import Halt, Replayer, plain
 from teachd.runner.run import RunOptions, prepare, replay
 from teachd.runner.secrecy import Scrubber
@@ -38,7 +39,6 @@ from teachd.store.runs import RunStore
 if TYPE_CHECKING:
     from playwright.sync_api import Locator
 
-    from teachd.remote.destinations import Destinations
     from teachd.remote.egress import Resolver
     from teachd.skills.disk import DiskShelf, DiskSkill
 
@@ -59,9 +59,9 @@ class Services:
     where: str  # where TEACHD_SECRET_<NAME> would be read, for the error that says it is missing
     secrets: SecretSource | None = None  # the daemon's secret page
     stopping: threading.Event = field(default_factory=threading.Event)  # the server is closing: stop waiting
-    # None for the owner (``teachd mcp``, the daemon's owner); for anyone else the
-    # browser reaches no loopback/private/special address their own taught skills don't name
-    destinations: Destinations | None = None
+    # whose sessions these are: the owner's (``teachd mcp``, the daemon's owner) reach the host's
+    # network; anyone else's browser reaches no loopback/private/special address (teachd.runner.policy)
+    who: Who | None = None
     # where a question goes when the client cannot show it: the Approvals page, or None (no daemon runs)
     approvals_page: Callable[[], str | None] = anywhere
     disk: DiskShelf | None = None  # the disk skills served beside the store's: the local person's only
@@ -101,7 +101,9 @@ class McpRun:
         self.run_id = runs.new_run_id()
         runs.start(self.run_id, self.session.versions())
         self.approver.run_id = self.run_id
-        self.worker = BrowserWorker(services.opts)
+        who = services.who or Who.of(services.settings, runs.owner)
+        self.policy = RunPolicy(who, lambda: self.session.loaded.values())  # on every browser it opens
+        self.worker = BrowserWorker(services.opts, self.policy)
         self.actions: list[dict[str, Any]] = []
         self.replays: list[str] = []
         self.replays_under_way: set[str] = set()  # run_skill runs not ended yet: a cancel stops them
@@ -200,7 +202,7 @@ class McpRun:
             page = self._where_it_acts(b, act, target)
             what = act.describe(found)
             record.update(page=self.scrubber.scrub(page), target=what)
-            if act.action == "goto" and (why := self._network_refusal(page)):
+            if act.action == "goto" and (why := self.policy.network_refusal(page)):
                 raise PolicyStop(f"{why}; nothing was opened")
             outside, scrub = self._outside_scope(page), self.scrubber.scrub  # the question shows no secret
             self.gate.guard(Action(TOOL, what, scrub(page)), outside and scrub(outside))
@@ -405,13 +407,12 @@ class McpRun:
     # -- where it acts, where it may go ----------------------------------------
     def _guarded(self, b: Browser) -> RequestGuard:
         """The session's browser under its rules, for every tab and frame: the
-        loaded taught skills' scope for navigations (asking through the gate),
-        and, for anyone but the owner, public destinations for every request."""
+        loaded taught skills' scope for navigations (asking through the gate);
+        the network rule of whose session it is was put on the browser when it
+        opened (``self.policy``, teachd.runner.policy)."""
         guard = guard_for(b.context)
         if not self._layers:
             self._layers.append(guard.add(Layer(self._outside_scope, ask=self._ask_navigation)))
-            if self.services.destinations is not None:
-                self._layers.append(guard.add(Layer(self._network_refusal, navigations_only=False)))
         return guard
 
     @staticmethod
@@ -433,20 +434,6 @@ class McpRun:
         except PolicyStop:
             return False
         return True
-
-    def _own_scope(self) -> set[str]:
-        """Origins the person's own loaded taught skills name (the only local
-        places a non-owner's browser may reach)."""
-        return {o for slug, skill in sorted(self.session.loaded.items())
-                if skill.is_taught and skill.access == "own"
-                and (proc := self._plan(slug)) is not None for o in proc.scope}
-
-    def _network_refusal(self, url: str) -> str | None:
-        dest = self.services.destinations
-        if dest is None:
-            return None
-        why = dest.refusal(url, self._own_scope())
-        return None if why is None else f"{why} (this browser runs on the daemon's host, not yours)"
 
     def _outside_scope(self, url: str) -> str | None:
         """A page outside every loaded taught skill's scope asks first."""
@@ -546,10 +533,5 @@ def services_for(runs: RunStore, settings: Settings, *, profile: list[str] | Non
     opts = RunOptions(headless=not shown, chromium=settings.chromium, display=settings.display,
                       environ=settings.environ, profile=profile, step_timeout=step_timeout)
     queue = queue or ApprovalQueue(runs.skills, approval_timeout)  # the daemon passes its own
-    services = Services(runs, queue, settings, opts, where, secrets, disk=disk)
-    if not owner:
-        from teachd.remote.destinations import Destinations
-        from teachd.remote.egress import SystemResolver
-
-        services.destinations = Destinations(resolver or SystemResolver())
-    return services
+    who = Who(runs.owner, owner and settings.host_network, resolver)
+    return Services(runs, queue, settings, opts, where, secrets, who=who, disk=disk)

@@ -23,6 +23,8 @@ from teachd.runner.run import RunOptions, check_display, open_chromium
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
 
+    from teachd.runner.policy import RunPolicy
+
 T = TypeVar("T")
 
 
@@ -46,8 +48,8 @@ class Browser:
 
 
 class BrowserWorker:
-    def __init__(self, opts: RunOptions, name: str = "teachd-mcp-browser") -> None:
-        self.opts, self.name = opts, name
+    def __init__(self, opts: RunOptions, policy: RunPolicy, name: str = "teachd-mcp-browser") -> None:
+        self.opts, self.policy, self.name = opts, policy, name
         self._jobs: queue.Queue[tuple[Callable[[Browser], Any], Future[Any]] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -82,7 +84,7 @@ class BrowserWorker:
         try:
             pending = None  # a job taken while the browser was found gone: it runs on the next one
             while True:
-                with open_chromium(self.opts) as (context, page):
+                with open_chromium(self.opts, self.policy) as (context, page):
                     browser = Browser(context, page)
                     context.on("page", browser.follow)
                     while (item := pending or self._jobs.get()) is not None:

@@ -23,6 +23,7 @@ from recorder.browser import CAPTURE_JS
 from teachd.errors import BadInput, PolicyStop, Unavailable
 from teachd.runner.gate import Approver, Asking, Gate
 from teachd.runner.plan_view import plan_of
+from teachd.runner.policy import RunPolicy, Who
 from teachd.runner.replay import STEP_TIMEOUT, Cancelled, Halt, Replayer
 from teachd.runner.secrecy import without_secrets
 from teachd.runner.session import RunSession
@@ -71,17 +72,18 @@ class RunOptions:
 
 
 def run_skill(runs: RunStore, saved_rules: frozenset[str], slug: str, approver: Approver,
-              secret: Callable[[str], str], opts: RunOptions,
+              secret: Callable[[str], str], opts: RunOptions, who: Who,
               progress: Callable[[str], None] | None = None,
               on_start: Callable[[str], None] | None = None) -> RunOutcome:
-    """Replay ``slug`` in a browser of its own; the run is recorded (``on_start``
-    hears its id as soon as it has one) whatever the outcome."""
+    """Replay ``slug`` in a browser of its own, held to ``who``'s rules
+    (teachd.runner.policy); the run is recorded (``on_start`` hears its id
+    as soon as it has one) whatever the outcome."""
     gate = Gate(approver, run_setting=opts.run_setting, saved_rules=saved_rules)
     session = RunSession(runs.skills, gate, opts.profile)
     session.auto_load()
     proc = prepare(session, slug, opts.params)
     check_display(opts)
-    with open_chromium(opts) as (context, page):
+    with open_chromium(opts, RunPolicy(who, lambda: session.loaded.values())) as (context, page):
         outcome, _page = replay(runs, session, slug, proc, context, page, opts, secret, progress, on_start)
     return outcome
 
@@ -109,9 +111,11 @@ BROWSERS_PER_PERSON = 3  # Chromiums one person may hold open on a daemon's mach
 
 
 @contextlib.contextmanager
-def open_chromium(opts: RunOptions) -> Iterator[tuple[BrowserContext, Page]]:
+def open_chromium(opts: RunOptions, policy: RunPolicy) -> Iterator[tuple[BrowserContext, Page]]:
     """Debian's Chromium with the capture script (its mutation counter is what
-    the replay waits on), visible on the display or headless."""
+    the replay waits on), visible on the display or headless; ``policy``'s
+    rules are on it before its first page exists (every path that opens a
+    browser for a run comes through here, and must say whose run it is)."""
     from playwright.sync_api import sync_playwright
 
     from recorder.browser import chromium_path, launch_args
@@ -126,6 +130,7 @@ def open_chromium(opts: RunOptions) -> Iterator[tuple[BrowserContext, Page]]:
         try:
             context = browser.new_context(viewport={"width": 1280, "height": 800})
             context.add_init_script(path=str(CAPTURE_JS))
+            policy.arm(context)
             yield context, context.new_page()
         finally:
             browser.close()

@@ -29,6 +29,7 @@ from apscheduler.triggers.cron import CronTrigger
 from compiler.plan import Procedure
 from teachd.config import Settings
 from teachd.errors import NotFound, as_teachd_error
+from teachd.runner.policy import RunPolicy, Who
 from teachd.runner.run import RunOptions, open_chromium
 from teachd.schedule.health import probe
 from teachd.schedule.jobstore import FIRE_REF, DatabaseJobStore, job_id
@@ -221,11 +222,13 @@ class ScheduleService:
         return label, outcome.run_id, outcome.message
 
     def _check(self, schedules: ScheduleStore, slug: str) -> tuple[str, str | None, str]:
-        skill = schedules.skills.load(slug)
+        store = schedules.skills
+        skill = store.load(slug)
         proc = Procedure.from_files(skill.current.files)
-        s = self.settings
+        s = self.settings if store.owner == self.store.owner else person_settings(self.settings)
+        policy = RunPolicy(Who.of(s, store.owner), lambda: (skill,))  # another's probe: public places only
         with open_chromium(RunOptions(headless=True, chromium=s.chromium,
-                                      environ=without_secrets(s.environ))) as (ctx, page):
+                                      environ=without_secrets(s.environ)), policy) as (ctx, page):
             report = probe(ctx, page, proc)
         schedules.set_health(slug, report.as_dict(), report.summary())
         return ("healthy" if report.ok else "needs attention"), None, report.summary()

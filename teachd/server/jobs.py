@@ -12,6 +12,7 @@ from typing import Any
 from teachd.config import Settings
 from teachd.errors import BadInput, Conflict, Failed, NotFound, PolicyStop, TooMany
 from teachd.runner.gate import PageApprover
+from teachd.runner.policy import Who
 from teachd.runner.run import BROWSERS_PER_PERSON, RunOptions, RunOutcome, run_skill
 from teachd.server.secrets import SecretDesk, desk_secret, without_secrets
 from teachd.store.approvals import ApprovalQueue
@@ -39,7 +40,8 @@ def run_on_the_page(runs: RunStore, settings: Settings, approvals: ApprovalQueue
         approver.run_id = run_id
 
     rules = RuleStore(runs.db, runs.owner).tools()
-    return run_skill(runs, rules, slug, approver, secret, opts, on_start=started)
+    who = Who.of(settings, runs.owner)  # another person's settings hold them to public places
+    return run_skill(runs, rules, slug, approver, secret, opts, who, on_start=started)
 
 
 class Runs:

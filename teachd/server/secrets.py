@@ -47,10 +47,11 @@ def person_settings(settings: Settings) -> Settings:
     """The daemon's settings as another person's runs and sessions get them:
     the same store, browser and display, but none of the owner's
     ``TEACHD_SECRET_*`` (the daemon's environment is its owner's alone, so
-    another person's secret is asked on their own secret page)."""
+    another person's secret is asked on their own secret page), and none of
+    the daemon host's own network (``host_network``: teachd.runner.policy)."""
     from dataclasses import replace
 
-    return replace(settings, environ=without_secrets(settings.environ))
+    return replace(settings, environ=without_secrets(settings.environ), host_network=False)
 
 
 @dataclass

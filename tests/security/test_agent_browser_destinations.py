@@ -184,9 +184,10 @@ def test_the_daemon_gives_every_person_but_the_owner_the_destination_rule(env: d
     daemon = Daemon.open(settings_of(env), Sessions("token", "alice"), "code")
     try:
         server = daemon.mcp_server(frozenset({"127.0.0.1:1"}), "http://127.0.0.1:1")
-        assert server.services.destinations is None
+        assert server.services.who is not None and server.services.who.host_network
         assert server.for_person is not None
-        assert server.for_person("bob").destinations is not None
+        bobs = server.for_person("bob").who
+        assert bobs is not None and bobs.person == "bob" and not bobs.host_network
     finally:
         daemon.close()
 

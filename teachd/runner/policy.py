@@ -1,0 +1,122 @@
+"""Where one run's browser may go, decided once for the run from who asked.
+
+The daemon's Chromium runs on its owner's machine, inside the owner's
+network. A run of anyone else — started on the Runs page, by a ``start_url``,
+a schedule, a health check or an ``/mcp`` session — that could point that
+browser at ``127.0.0.1``, ``10.x`` or the cloud metadata address and read the
+page back (as the run's step pictures, a snapshot or an error) would make
+the daemon a proxy into that network. So every browser a run opens gets its
+rules here, in one place (:func:`teachd.runner.run.open_chromium` takes a
+:class:`RunPolicy` and arms it before the first page exists): for anyone
+but the owner, every request (page, frame, subresource, WebSocket,
+redirect hop) is held to public destinations, except the origins the
+person's own loaded *taught* skills name — they taught it there. An
+imported skill, however it is named, vouches for nothing.
+
+Before, the rule lived in the MCP session alone, and the same person
+reached the same addresses through the Runs page and their schedules.
+``tests/security/test_entry_points.py`` lists every path that opens a
+browser for a run and fails on one that does not pass here.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from compiler.plan import PlanError, Procedure
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext
+
+    from teachd.config import Settings
+    from teachd.remote.destinations import Destinations
+    from teachd.remote.egress import Resolver
+    from teachd.store.models import Skill
+
+log = logging.getLogger("teachd.runner.policy")
+NETWORK_RULE = "destinations: the daemon host's own network is its owner's"
+
+
+@dataclass(frozen=True)
+class Who:
+    """Who asked for a run: the person, and whether the browser may reach
+    the daemon host's loopback and private network (its owner, or the
+    local user of ``teachd run`` / ``teachd mcp``, only)."""
+
+    person: str
+    host_network: bool
+    resolver: Resolver | None = field(default=None, compare=False)  # names → addresses (tests inject one)
+
+    @classmethod
+    def of(cls, settings: Settings, person: str, resolver: Resolver | None = None) -> Who:
+        """``person``'s runs under ``settings`` (another person's are ``person_settings``)."""
+        return cls(person, settings.host_network, resolver)
+
+
+@dataclass(frozen=True)
+class Decision:
+    rule: str
+    url: str
+    why: str
+
+
+class RunPolicy:
+    """One run's network rule. ``skills`` gives the skills the run has
+    loaded now (asked at each request: a skill loaded mid-run counts from
+    then on); only the person's own taught ones name local origins they
+    may reach."""
+
+    def __init__(self, who: Who, skills: Callable[[], Iterable[Skill]] = tuple) -> None:
+        self.who = who
+        self._skills = skills
+        self._destinations: Destinations | None = None
+        if not who.host_network:
+            from teachd.remote.destinations import Destinations
+            from teachd.remote.egress import SystemResolver
+
+            self._destinations = Destinations(who.resolver or SystemResolver())
+        self._scopes: dict[tuple[str, int], tuple[str, ...]] = {}
+        self.decisions: list[Decision] = []  # what the rule refused in this run, with the rule
+
+    @property
+    def holds_destinations(self) -> bool:
+        """Requests are judged by where they go (anyone but the owner)."""
+        return self._destinations is not None
+
+    def own_origins(self) -> set[str]:
+        """Origins the person's own loaded taught skills name."""
+        out: set[str] = set()
+        for skill in self._skills():
+            if not (skill.is_taught and skill.access == "own"):
+                continue
+            key = (skill.slug, skill.current_version)
+            if key not in self._scopes:
+                try:
+                    self._scopes[key] = tuple(Procedure.from_files(skill.current.files).scope or ())
+                except PlanError:
+                    self._scopes[key] = ()
+            out.update(self._scopes[key])
+        return out
+
+    def network_refusal(self, url: str) -> str | None:
+        """Why this run's browser may not reach ``url``; None when it may."""
+        if self._destinations is None:
+            return None
+        why = self._destinations.refusal(url, self.own_origins())
+        if why is None:
+            return None
+        why = f"{why} (this browser runs on the daemon's host, not yours)"
+        self.decisions.append(Decision(NETWORK_RULE, url, why))
+        log.info("run of %s: refused %s — %s", self.who.person, url, NETWORK_RULE)
+        return why
+
+    def arm(self, context: BrowserContext) -> None:
+        """Put the rule on the browser's request guard, before any page loads."""
+        if self._destinations is None:
+            return
+        from teachd.runner.guard import Layer, guard_for
+
+        guard_for(context).add(Layer(self.network_refusal, navigations_only=False))

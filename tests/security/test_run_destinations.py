@@ -1,0 +1,164 @@
+"""The daemon host's own network, through every kind of run but an MCP
+session (that one is ``test_agent_browser_destinations``): Bob, a person of
+the daemon who is not its owner, imports a skill recorded on a loopback
+address and replays it from the Runs page, with a ``start_url`` aimed at
+it, on a schedule, and as a health check. Each must be refused before a
+byte leaves; the internal server's own request log is the judge. The
+owner's run of the same skill does reach it: the control that shows the
+test can fail."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from compiler.skill import compile_recording
+from teachd.config import Settings
+from teachd.skills.skillmd import render_skill_md
+from teachd.store import open_store
+from teachd.store.users import UserStore
+from tests.compiler_helpers import recording
+from tests.security.web_surface import daemon
+from tests.security.webs import Site, two_sites
+from tests.test_server import Server
+
+
+@pytest.fixture(scope="module")
+def sites() -> Iterator[tuple[Site, Site]]:
+    with two_sites() as pair:
+        yield pair
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with daemon(tmp_path_factory.mktemp("run-destinations")) as running:
+        yield running
+
+
+def _import(api: httpx.Client, start: str, name: str) -> str:
+    """A replayable skill recorded on ``start``, imported (so: provenance
+    imported, vouching for no place); its slug."""
+    rec = recording([{"type": "page", "url": start, "title": "Inside", "tab": 0}], name=name, url=start)
+    compiled = compile_recording(rec)
+    skill_md = render_skill_md(compiled.frontmatter, compiled.body)
+    r = api.post("/api/skills/import", json={"skill_md": skill_md, "folder": compiled.slug,
+                                             "files": dict(compiled.references)})
+    assert r.status_code == 200, r.text
+    assert r.json().get("origin", "imported") == "imported", r.json()
+    return compiled.slug
+
+
+_TOKENS: dict[str, str] = {}
+
+
+def _bob(server: Server) -> httpx.Client:
+    """Bob's API client (added once per daemon: a person of it, not its owner)."""
+    if server.url not in _TOKENS:
+        _TOKENS[server.url] = UserStore(open_store(Settings(home=server.home, owner="alice")).db).add("bob")
+    return httpx.Client(base_url=server.url, timeout=60,
+                        headers={"Authorization": f"Bearer {_TOKENS[server.url]}"})
+
+
+def _ended(api: httpx.Client, run_id: str, timeout: float = 120) -> dict[str, Any]:
+    """The run's record once it ended; every question it asks on the way is
+    answered yes by the person (Bob approving his own run is the attack)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = api.get(f"/api/runs/{run_id}").json()
+        if run["status"] != "running":
+            return dict(run)
+        for waiting in api.get("/api/approvals").json()["pending"]:
+            if waiting["run_id"] == run_id:
+                api.post(f"/api/approvals/{waiting['id']}", json={"answer": "once"})
+        time.sleep(0.3)
+    raise AssertionError(f"run {run_id} still running after {timeout} s")
+
+
+def _schedule_fired(api: httpx.Client, sid: int, timeout: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = next(s for s in api.get("/api/schedules").json() if s["id"] == sid)
+        if found.get("last_at"):
+            return dict(found)
+        time.sleep(0.3)
+    raise AssertionError(f"schedule {sid} did not fire within {timeout} s")
+
+
+def test_bobs_run_from_the_runs_page_reaches_nothing_on_the_daemons_loopback(
+        server: Server, sites: tuple[Site, Site]) -> None:
+    _inside, internal = sites
+    before = len(internal.log)
+    with _bob(server) as bob:
+        slug = _import(bob, internal.origin + "/api", "Read the internal api")
+        r = bob.post("/api/runs", json={"slug": slug})
+        assert r.status_code == 200, r.text
+        run = _ended(bob, r.json()["run_id"])
+    assert run["status"] == "aborted" and "refused" in run["message"], run
+    assert internal.log[before:] == []  # nothing reached it: not the page, not a favicon
+
+
+def test_bobs_start_url_aimed_at_the_daemons_loopback_reaches_nothing(
+        server: Server, sites: tuple[Site, Site]) -> None:
+    inside, internal = sites
+    before_inside, before_internal = len(inside.log), len(internal.log)
+    with _bob(server) as bob:
+        slug = _import(bob, inside.origin + "/", "Visit the inside page")
+        r = bob.post("/api/runs", json={"slug": slug, "start_url": internal.origin + "/api"})
+        assert r.status_code == 200, r.text
+        run = _ended(bob, r.json()["run_id"])
+    assert run["status"] == "aborted" and "refused" in run["message"], run
+    assert internal.log[before_internal:] == [] and inside.log[before_inside:] == []
+
+
+@pytest.mark.parametrize("check", [False, True], ids=["scheduled run", "health check"])
+def test_bobs_schedule_and_health_check_reach_nothing_on_the_daemons_loopback(
+        server: Server, sites: tuple[Site, Site], check: bool) -> None:
+    _inside, internal = sites
+    before = len(internal.log)
+    with _bob(server) as bob:
+        slug = _import(bob, internal.origin + f"/api?{'check' if check else 'run'}",
+                       f"Internal by schedule {'check' if check else 'run'}")
+        r = bob.post("/api/schedules", json={"slug": slug, "every": "1h", "check": check})
+        assert r.status_code == 200, r.text
+        sid = int(r.json()["id"])
+        assert bob.post(f"/api/schedules/{sid}/run").status_code == 200
+        fired = _schedule_fired(bob, sid)
+    assert internal.log[before:] == [], fired
+    if not check:
+        assert fired["last_outcome"] == "aborted" and "refused" in (fired["last_note"] or ""), fired
+
+
+def test_the_owners_run_of_the_same_skill_does_reach_it(server: Server, sites: tuple[Site, Site]) -> None:
+    """The control: the owner's runs are hers to point at her own machine."""
+    _inside, internal = sites
+    before = len(internal.log)
+    with server.api() as alice:
+        slug = _import(alice, internal.origin + "/api", "Owner reads the internal api")
+        r = alice.post("/api/runs", json={"slug": slug})
+        assert r.status_code == 200, r.text
+        run = _ended(alice, r.json()["run_id"])
+    assert run["status"] != "aborted" and "refused" not in run["message"], run  # its page is JSON: no title
+    assert "/api" in [p for _m, p, _b in internal.log[before:]]
+
+
+def test_a_person_is_held_to_public_places_by_the_settings_every_path_builds_from(tmp_path: Path) -> None:
+    """The one switch: the settings a person's runs, schedules and sessions
+    are built from (the daemon's ``person_settings``) say no host network,
+    and the policy built from them refuses loopback by every spelling."""
+    from teachd.runner.policy import RunPolicy, Who
+    from teachd.server.secrets import person_settings
+
+    owner = Settings(home=tmp_path, owner="alice")
+    bobs = person_settings(owner)
+    assert owner.host_network and not bobs.host_network
+    policy = RunPolicy(Who.of(bobs, "bob"))
+    for url in ("http://127.0.0.1:9/", "http://localhost:9/", "http://[::1]:9/", "http://10.0.0.1/",
+                "http://169.254.169.254/latest/meta-data/", "ws://127.0.0.1:9/socket"):
+        assert policy.network_refusal(url) is not None, url
+    assert [d.url for d in policy.decisions][:1] == ["http://127.0.0.1:9/"]
+    assert RunPolicy(Who.of(owner, "alice")).network_refusal("http://127.0.0.1:9/") is None
