@@ -698,9 +698,7 @@ class Replayer:
     def _guard(self, n: int, what: str, url: str, planned: bool = True) -> None:
         """``planned``: the step is acted on as the plan lists it (a ``run``
         answer may cover it); a drifted or repaired match is not."""
-        outside = None
-        if self.proc.scope and not in_scope(url, self.proc.scope):
-            outside = f"{url} is outside the skill's allowed scope ({' '.join(self.proc.scope)})"
+        outside = None if in_scope(url, self.proc.scope) else self._outside_words(url)
         asked, began = len(self.gate.log), time.monotonic()
         note = "" if planned else ("found, but not exactly as demonstrated (the page changed since): "
                                    "asked again, outside any approval of the whole run")
@@ -718,7 +716,13 @@ class Replayer:
         data:, about: and blob: documents reach no server)."""
         if in_scope(url, self.proc.scope) or not url.lower().startswith(("http:", "https:")):
             return None
-        return f"{url} is outside the skill's allowed scope ({' '.join(self.proc.scope)})"
+        return self._outside_words(url)
+
+    def _outside_words(self, url: str) -> str:
+        """A skill with no scope recorded (``scope: []``) has no page in scope:
+        everything it would open or act on asks, a ``run`` answer included."""
+        scope = " ".join(self.proc.scope) or "none recorded: every page asks"
+        return f"{url} is outside the skill's allowed scope ({scope})"
 
     def _ask_navigation(self, url: str, where: str, why: str) -> bool:
         """Asked by the guard before the request leaves: a no aborts it."""
@@ -756,8 +760,7 @@ class Replayer:
         While it runs, every page and frame of every tab is held to the
         skill's scope before a request leaves (teachd.runner.guard)."""
         guard = guard_for(self.context)
-        scoped = Layer(self.navigation_outside, ask=self._ask_navigation)
-        layer = guard.add(scoped) if self.proc.scope else None
+        layer = guard.add(Layer(self.navigation_outside, ask=self._ask_navigation))
         guard.take()  # what an earlier act stopped is not this replay's
         self.traffic.watch(self.page)
         self.gate.offer(self.plan)
@@ -766,8 +769,7 @@ class Replayer:
         finally:
             self.gate.offer(None)  # a run approval ends with its replay
             self.traffic.close()
-            if layer is not None:
-                guard.drop(layer)
+            guard.drop(layer)
 
     def _steps(self, until: int | None) -> None:
         for i, step in enumerate(self.proc.steps):

@@ -74,12 +74,11 @@ def probe(context: BrowserContext, page: Page, proc: Procedure, timeout: float =
     target there. Nothing on any page is acted on."""
     finder = Replayer(context, page, proc, Gate(DenyAll()), {}, _no_secret, step_timeout=timeout)
     guard = guard_for(context)  # no page or frame outside the scope loads, redirects included: nobody to ask
-    layer = guard.add(Layer(finder.navigation_outside)) if proc.scope else None
+    layer = guard.add(Layer(finder.navigation_outside))  # no scope recorded: no page is in it
     try:
         return _probe(page, proc, finder)
     finally:
-        if layer is not None:
-            guard.drop(layer)
+        guard.drop(layer)
         guard.take()
 
 
@@ -119,7 +118,7 @@ def _visit(page: Page, url: str, scope: list[str]) -> str | None:
     """Open a recorded page by its address; why its steps cannot be checked, or None."""
     if not url.startswith(("http://", "https://")) or "[masked]" in url:
         return "its address cannot be opened again"
-    if scope and not in_scope(url, scope):
+    if not in_scope(url, scope):
         return "outside the skill's scope"
     try:
         page.goto(url, wait_until="domcontentloaded")

@@ -168,3 +168,43 @@ def test_a_redirect_location_is_joined_as_a_browser_joins_it() -> None:
     assert join("http://a.example/x/y", "\\\\evil.example/z") == "http://evil.example/z"
     assert join("https://a.example/x", "//b.example:8443/") == "https://b.example:8443/"
     assert join("https://a.example/x", "javascript:alert(1)") is None
+
+
+class Refuse:
+    """A person who says no to every question, and remembers them."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def ask(self, request: Any) -> Any:
+        from teachd.runner.gate import Answer
+
+        self.asked.append(request.describe())
+        return Answer(request.id, False)
+
+
+def test_a_skill_with_no_scope_recorded_has_no_page_in_scope(chromium: Any, sites: tuple[Site, Site]) -> None:
+    """``scope: []`` (an imported or hand-made skill) once meant no guard at
+    all: its replay opened anything, a ``run`` answer covering it. Now every
+    page it would open asks, and a no reaches nothing."""
+    from compiler.plan import PlanStep, Procedure
+    from recorder.browser import CAPTURE_JS
+    from teachd.errors import PolicyStop
+    from teachd.runner.gate import Gate
+    from teachd.runner.replay import Replayer
+
+    _inside, other = sites
+    before = len(other.log)
+    context = chromium.new_context()
+    context.add_init_script(path=str(CAPTURE_JS))
+    page = context.new_page()
+    proc = Procedure(start_url=other.origin + "/", steps=[PlanStep(1, "goto", other.origin + "/")], anchors={},
+                     scope=[], success={}, parameters={})
+    person = Refuse()
+    try:
+        with pytest.raises(PolicyStop):
+            Replayer(context, page, proc, Gate(person), {}, lambda _n: "", step_timeout=2).run()
+    finally:
+        context.close()
+    assert person.asked and "outside the skill's allowed scope (none recorded" in person.asked[0], person.asked
+    assert other.log[before:] == []
