@@ -126,11 +126,72 @@ def test_bobs_schedule_and_health_check_reach_nothing_on_the_daemons_loopback(
         r = bob.post("/api/schedules", json={"slug": slug, "every": "1h", "check": check})
         assert r.status_code == 200, r.text
         sid = int(r.json()["id"])
-        assert bob.post(f"/api/schedules/{sid}/run").status_code == 200
+        deadline = time.monotonic() + 60  # the scheduler makes the job just after the schedule is added
+        while (ran := bob.post(f"/api/schedules/{sid}/run")).status_code == 404 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert ran.status_code == 200, ran.text
         fired = _schedule_fired(bob, sid)
     assert internal.log[before:] == [], fired
     if not check:
         assert fired["last_outcome"] == "aborted" and "refused" in (fired["last_note"] or ""), fired
+
+
+def test_bobs_run_again_reaches_nothing_on_the_daemons_loopback(server: Server, sites: tuple[Site, Site]) -> None:
+    """*Run again* on the run page: the same person, the same rule."""
+    _inside, internal = sites
+    with _bob(server) as bob:
+        slug = _import(bob, internal.origin + "/api?again", "Internal again")
+        first = _ended(bob, bob.post("/api/runs", json={"slug": slug}).json()["run_id"])
+        before = len(internal.log)
+        r = bob.post(f"/api/runs/{first['run_id']}/again")
+        assert r.status_code == 200, r.text
+        run = _ended(bob, r.json()["run_id"])
+    assert run["status"] == "aborted" and "refused" in run["message"], run
+    assert internal.log[before:] == []
+
+
+def test_bobs_run_skill_over_mcp_reaches_nothing_on_the_daemons_loopback(
+        server: Server, sites: tuple[Site, Site]) -> None:
+    """``run_skill`` replays in the MCP session's browser: Bob's session, Bob's rule."""
+    import asyncio
+
+    from mcp import Client
+
+    from teachd.mcp.server import TeachdMCP
+    from teachd.mcp.session import services_for
+    from teachd.store.runs import RunStore
+
+    _inside, internal = sites
+    with _bob(server) as bob:
+        slug = _import(bob, internal.origin + "/api?mcp", "Internal over mcp")
+    settings = Settings(home=server.home, owner="alice")
+    services = services_for(RunStore(open_store(settings).as_person("bob")), settings, headless=True,
+                            step_timeout=3, approval_timeout=10, owner=False)
+    server_ = TeachdMCP(services)
+    before = len(internal.log)
+
+    async def go() -> Any:
+        async with Client(server_, mode="legacy") as client:
+            return await client.call_tool("run_skill", {"slug": slug})
+
+    try:
+        result = asyncio.run(go())
+    finally:
+        server_.close()
+    said = " ".join(getattr(c, "text", "") for c in result.content)
+    assert "refused" in said, said
+    assert internal.log[before:] == []
+
+
+def test_the_command_line_is_the_local_persons_own(tmp_path: Path) -> None:
+    """``teachd run`` runs as the person at this machine, in their own network:
+    their settings hold the host network, as the daemon's owner's do."""
+    from teachd.config import settings_from_env
+    from teachd.runner.policy import RunPolicy, Who
+
+    settings = settings_from_env({"TEACHD_HOME": str(tmp_path / "home"), "TEACHD_OWNER": "alice"})
+    assert settings.host_network
+    assert RunPolicy(Who.of(settings, "alice")).network_refusal("http://127.0.0.1:9/") is None
 
 
 def test_the_owners_run_of_the_same_skill_does_reach_it(server: Server, sites: tuple[Site, Site]) -> None:
