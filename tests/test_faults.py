@@ -302,20 +302,23 @@ def test_a_disk_that_fills_during_a_recording_stops_it_in_one_line_and_keeps_it_
 
 def test_only_runs_whose_process_is_gone_are_ended_as_orphans(store) -> None:
     """A run of a process still alive (this one, whatever its command line),
-    or of another host, is left alone; a dead pid, or a live pid whose start
-    time differs (reused), ends the run as aborted."""
+    of another host, or recorded before runs named their machine (it proves
+    nothing about this one) is left alone; a dead pid, or a live pid whose
+    start time differs (reused), ends the run as aborted."""
     import socket
 
     from teachd.store.orphans import end_orphans, runner_id
 
     runs = RunStore(store)
-    host = socket.gethostname()
-    given = {"alive": runner_id(), "dead": f"{host}:999999999:1", "reused": runner_id().rsplit(":", 1)[0] + ":1",
-             "elsewhere": "another-host:1:1"}
+    host, mine = socket.gethostname(), runner_id()
+    given = {"alive": mine, "dead": mine.replace(f":{os.getpid()}:", ":999999999:", 1).rsplit(":", 1)[0] + ":1",
+             "reused": mine.rsplit(":", 1)[0] + ":1", "elsewhere": "another-host:1:1",
+             "old-format": f"{host}:999999999:1"}
     for name, runner in given.items():
         runs.start(f"run-{name}", {})
         with store.db.atomic() as tx:
             tx.execute("UPDATE runs SET runner = ? WHERE id = ?", (runner, f"run-{name}"))
     assert sorted(end_orphans(store)) == ["run-dead", "run-reused"]
     assert {n: runs.one(f"run-{n}")["status"] for n in given} == {
-        "alive": "running", "dead": "aborted", "reused": "aborted", "elsewhere": "running"}
+        "alive": "running", "dead": "aborted", "reused": "aborted", "elsewhere": "running",
+        "old-format": "running"}

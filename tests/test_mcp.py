@@ -276,7 +276,7 @@ def test_run_skill_replays_in_the_session_and_halts_on_a_drifted_page(taught) ->
         assert {k: app.state.reports[0][k] for k in EXPECTED} == EXPECTED
     [question] = person.asked  # 28 steps, one answer
     assert question.startswith("teachd asks: allow this run?") and "28 steps" in question
-    assert "28. click the Open audit log link" in question and "[secret password]" in question
+    assert "28. click “the Open audit log link”" in question and "[secret password]" in question
     assert PASSWORD not in question
     assert not done.is_error and ": success — every step and the success check held" in text(done)
     assert len(progress) >= 28 and progress[0].startswith("step 1: goto")

@@ -244,3 +244,45 @@ def _rpc(c: httpx.Client, n: int, method: str, params: dict[str, Any]) -> Any:
         data = [line[5:].strip() for line in r.text.splitlines() if line.startswith("data:")]
         return json.loads(data[-1])
     return r.json()
+
+
+def test_a_disk_skill_cannot_take_the_name_of_a_disabled_store_skill(laid_out, tmp_path: Path) -> None:
+    """The attacker drops a ``SKILL.md`` named as a store skill the owner
+    switched off — theirs, or one shared with them and switched off by its
+    owner — hoping it answers under that trusted name: it is never served."""
+    from teachd.store.grants import GrantStore
+    from teachd.store.users import UserStore
+
+    env, project, user = laid_out
+    settings = settings_from_env({k: v for k, v in env.items() if k != "DISPLAY"})
+    store = open_store(settings)
+    store.set_enabled("shadowed", False)
+    UserStore(store.db).add("bob")
+    bobs = store.as_person("bob")
+    bobs.save("bobs-report", lambda _p: store.get("shadowed").current, note="created", origin="created")
+    GrantStore(bobs).share("bobs-report", store.owner, "use")
+    bobs.set_enabled("bobs-report", False)
+    write_skill(project / ".claude/skills", "bobs-report", "The disk's copy.", "# Disk copy\n")
+
+    async def go() -> None:
+        async with session(env, project, user) as client:
+            [load] = [t for t in (await client.list_tools()).tools if t.name == "load_skill"]
+            listed = [line.split(":")[0] for line in (load.description or "").splitlines() if line.startswith("- ")]
+            assert listed == ["- meeting-notes", "- no-description"]
+            assert [p.name for p in (await client.list_prompts()).prompts] == ["skill:meeting-notes",
+                                                                               "skill:no-description"]
+            uris = [str(r.uri) for r in (await client.list_resources()).resources]
+            for name in ("shadowed", "bobs-report"):
+                assert not any(u.startswith(f"skill://{name}") for u in uris)
+                loaded = await client.call_tool("load_skill", {"slug": name})
+                assert loaded.is_error and "Disk copy" not in text(loaded)
+                read = await client.call_tool("read_skill_file", {"slug": name, "path": "SKILL.md"})
+                assert read.is_error and "Disk copy" not in text(read)
+                with pytest.raises(Exception) as refused:
+                    await client.read_resource(f"skill://{name}")
+                assert "Disk copy" not in str(refused.value)
+                with pytest.raises(Exception) as no_prompt:
+                    await client.get_prompt(f"skill:{name}", {})
+                assert "Disk copy" not in str(no_prompt.value)
+
+    asyncio.run(go())

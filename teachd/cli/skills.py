@@ -143,12 +143,15 @@ def read(app: App, url: str, roots: tuple[Path, ...], as_json: bool) -> None:
 
 def _save(app: App, imported: Imported, slug: str | None = None, note: str = "") -> Skill:
     """An import is ``imported``; ``update SLUG --from`` (the owner's own edit of
-    their skill) keeps the skill's origin."""
+    their skill) keeps the skill's origin — a trusted one only while its steps,
+    scope and approval stay as trusted (the store's ``update`` decides)."""
     from teachd.store.origins import IMPORTED
 
-    origin = app.store.get(slug).origin if slug else IMPORTED
-    skill = app.store.save(slug or imported.slug, imported.onto, note=note, origin=origin)
-    if imported.enabled is not None and imported.enabled != skill.enabled:
+    if slug:  # a new version as any edit makes one: the owner's, or an edit grant's (owner's parts kept)
+        skill = app.store.update(slug, imported.onto, note=note)
+    else:
+        skill = app.store.save(imported.slug, imported.onto, note=note, origin=IMPORTED)
+    if imported.enabled is not None and imported.enabled != skill.enabled and skill.access == "own":
         skill = app.store.set_enabled(skill.slug, imported.enabled)  # the envelope's state, as exported
     return skill
 

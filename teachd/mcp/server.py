@@ -22,6 +22,7 @@ from contextvars import ContextVar
 from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import unquote
 
+import anyio.to_thread
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
@@ -168,6 +169,8 @@ class TeachdMCP(MCPServer):
         self.presence = Presence(self.end)  # over HTTP: a client that left without DELETE
         self.middleware.append(self._start_on_initialize)
         self._register_tools()
+        if services.disk is not None:  # the disk is the owner's: none of their store's names, enabled or not
+            services.disk.keep_out(services.runs.skills.slugs)
 
     # -- sessions -----------------------------------------------------------
     def services_of(self, person: str | None) -> Services:
@@ -199,7 +202,7 @@ class TeachdMCP(MCPServer):
         ``browsers_per_person`` session browsers open at once (each is a
         Chromium on the daemon's machine); the session stays busy — never
         reaped as idle — while a job of it runs."""
-        run = self.run_for(ctx)
+        run = await anyio.to_thread.run_sync(self.run_for, ctx)  # its first call loads (decrypts) its skills
         person = _person(ctx) or ""
         with self._lock:
             if not run.worker.started:
@@ -279,7 +282,7 @@ class TeachdMCP(MCPServer):
         finally:
             _PERSON.reset(token)
         if ctx.method == "initialize" and ctx.request is None:
-            self.run_for(ctx)
+            await anyio.to_thread.run_sync(self.run_for, ctx)  # off the event loop: it decrypts
         return result
 
     def close(self) -> list[str]:
@@ -304,16 +307,23 @@ class TeachdMCP(MCPServer):
         """The disk skills this request's person is served, after the store's."""
         return self.current().disk_skills(store_slugs)
 
+    # Every listing and read below decrypts a person's skills (or walks the
+    # disk): it runs in a worker thread, never on the event loop, so one
+    # person's thousands of skills hold up no one else's request. The
+    # request's person goes with it (contextvars are copied to the thread).
     async def list_tools(self) -> list[MCPTool]:
         tools = await super().list_tools()
+        listed = await anyio.to_thread.run_sync(self._listed)
+        return [t.model_copy(update={"description": LOAD_SKILL + listed}) if t.name == "load_skill" else t
+                for t in tools]
+
+    def _listed(self) -> str:
         services = self.current()
         listing = manifest(services.runs.skills, services.opts.profile)
         stored = [f"- {m['slug']}: {m['name']} — {m['description']}" for m in listing]
         on_disk = [f"- {d.name}: {d.description or '(no description)'} [disk skill, read-only: {d.source}]"
                    for d in self.on_disk([m["slug"] for m in listing])]
-        listed = "\n".join(stored + on_disk) or "- (none: teach one with teachd teach)"
-        return [t.model_copy(update={"description": LOAD_SKILL + listed}) if t.name == "load_skill" else t
-                for t in tools]
+        return "\n".join(stored + on_disk) or "- (none: teach one with teachd teach)"
 
     def _register_tools(self) -> None:
         @self.tool(name="load_skill", description=LOAD_SKILL, annotations=READ_ONLY)
@@ -398,6 +408,9 @@ class TeachdMCP(MCPServer):
 
     # -- resources ----------------------------------------------------------
     async def list_resources(self) -> list[MCPResource]:
+        return await anyio.to_thread.run_sync(self._resources)
+
+    def _resources(self) -> list[MCPResource]:
         out = []
         for s in self.visible():
             out.append(MCPResource(uri=f"{SKILL_URI}{s.slug}", name=f"{s.slug}/SKILL.md",
@@ -416,6 +429,9 @@ class TeachdMCP(MCPServer):
         if not text.startswith(SKILL_URI):
             raise ResourceNotFoundError(f"unknown resource {text}: teachd serves skill://slug[/path]")
         slug, _, raw = unquote(text[len(SKILL_URI):]).partition("/")
+        return await anyio.to_thread.run_sync(self._read, slug, raw)
+
+    def _read(self, slug: str, raw: str) -> list[ReadResourceContents]:
         try:
             services = self.current()
             if (disk := services.disk_skill(slug)) is not None:
@@ -438,6 +454,9 @@ class TeachdMCP(MCPServer):
 
     # -- prompts ------------------------------------------------------------
     async def list_prompts(self) -> list[MCPPrompt]:
+        return await anyio.to_thread.run_sync(self._prompts)
+
+    def _prompts(self) -> list[MCPPrompt]:
         if not self.current().settings.skill_commands:
             return []
         return [MCPPrompt(name=f"skill:{s.slug}", description=s.current.description,
@@ -453,12 +472,16 @@ class TeachdMCP(MCPServer):
                          context: Any = None) -> GetPromptResult:
         """``/skill:<slug> [args]`` as seed 000 says: the skill's body (its
         frontmatter stripped), then ``Skill: <path>`` and, when given,
-        ``User: <args>`` — a taught skill's declared parameters after them."""
+        ``User: <args>`` — a taught skill's declared parameters after them.
+
+        Getting the prompt loads the skill into the session exactly as
+        ``load_skill`` does (``McpRun.load_skill``): the body is in the
+        agent's hands from now on, so the skill's approval holds for every
+        later call of the session, and its run lists it."""
         if not self.current().settings.skill_commands:
             raise _invalid("skill commands are off (config.yaml skills.enableSkillCommands: false)")
         slug = name.removeprefix("skill:")
-        skill = next((s for s in self.visible() if s.slug == slug and name.startswith("skill:")), None)
-        disk = None if skill is not None or not name.startswith("skill:") else self.current().disk_skill(slug)
+        skill, disk = await anyio.to_thread.run_sync(self._prompt_of, name, slug)
         if skill is None and disk is None:
             raise _invalid(f"no prompt {name!r}: prompts are skill:<slug> for the enabled skills")
         params = _parameters(skill) if skill is not None else {}
@@ -468,9 +491,17 @@ class TeachdMCP(MCPServer):
                            f"{', '.join([ARGS, *sorted(params)])}")
         given = {k: str(v) for k, v in (arguments or {}).items() if k in params and str(v)}
         said = str((arguments or {}).get(ARGS) or "").strip()
+        try:  # armed before a word of the body is handed out; a skill that cannot load gives none
+            run = await anyio.to_thread.run_sync(self.run_for, context)
+            await anyio.to_thread.run_sync(run.load_skill, slug)
+        except TeachdError as exc:
+            raise _invalid(f"{name}: {exc}") from None
+        if skill is not None:
+            skill = run.session.loaded.get(slug, skill)  # the version just loaded (and recorded)
         if disk is not None:  # read from its file now, as seed 000 does: the path is the file's
             try:
-                body, where, description = disk.body(), str(disk.skill_md), disk.description
+                body = await anyio.to_thread.run_sync(disk.body)
+                where, description = str(disk.skill_md), disk.description
             except TeachdError as exc:
                 raise _invalid(f"{name}: {exc}") from None
         else:
@@ -481,6 +512,13 @@ class TeachdMCP(MCPServer):
                 + "".join(f"\nParameter {k}: {v}" for k, v in sorted(given.items())))
         message = PromptMessage(role="user", content=TextContent(type="text", text=text))
         return GetPromptResult(description=description or None, messages=[message])
+
+    def _prompt_of(self, name: str, slug: str) -> tuple[Skill | None, DiskSkill | None]:
+        """The store skill, else the disk skill, a prompt's name gives (None, None: neither)."""
+        if not name.startswith("skill:"):
+            return None, None
+        skill = next((s for s in self.visible() if s.slug == slug), None)
+        return skill, None if skill is not None else self.current().disk_skill(slug)
 
 
 def _parameters(skill: Skill) -> dict[str, dict[str, Any]]:

@@ -83,8 +83,12 @@ async def skills_list(request: Request) -> JSONResponse:
       200: {description: "slug, name, version, enabled, owner and access of each skill"}
     """
     d = daemon(request)
-    health = ScheduleStore(d.store).health()
-    return JSONResponse([{**s.summary(), "health": health.get(s.slug)} for s in d.store.all(shared=True)])
+
+    def listed() -> list[dict[str, Any]]:  # decrypts every skill of theirs: off the event loop
+        health = ScheduleStore(d.store).health()
+        return [{**s.summary(), "health": health.get(s.slug)} for s in d.store.all(shared=True)]
+
+    return JSONResponse(await run_in_threadpool(listed))
 
 
 async def skill_show(request: Request) -> JSONResponse:
@@ -94,8 +98,8 @@ async def skill_show(request: Request) -> JSONResponse:
       200: {description: the skill}
       404: {description: no such skill}
     """
-    d = daemon(request)
-    return JSONResponse(skill_view(d, d.store.get(request.path_params["slug"])))
+    d, slug = daemon(request), request.path_params["slug"]
+    return JSONResponse(await run_in_threadpool(lambda: skill_view(d, d.store.get(slug))))
 
 
 async def skill_enable(request: Request) -> JSONResponse:
@@ -105,8 +109,8 @@ async def skill_enable(request: Request) -> JSONResponse:
       200: {description: the skill}
     """
     data = await body(request)
-    d = daemon(request)
-    return JSONResponse(d.store.set_enabled(request.path_params["slug"], bool(data.get("on"))).summary())
+    d, slug, on = daemon(request), request.path_params["slug"], bool(data.get("on"))
+    return JSONResponse(await run_in_threadpool(lambda: d.store.set_enabled(slug, on).summary()))
 
 
 def _text(data: dict[str, Any], key: str) -> str | None:
@@ -139,8 +143,9 @@ async def skill_content(request: Request) -> JSONResponse:
                        instructions=instructions if instructions is not None else current.instructions,
                        name=name if name is not None else current.name)
 
-    skill = d.store.update(request.path_params["slug"], edit, note="edited in the web UI")
-    return JSONResponse(skill_view(d, skill))
+    slug = request.path_params["slug"]
+    return JSONResponse(await run_in_threadpool(
+        lambda: skill_view(d, d.store.update(slug, edit, note="edited in the web UI"))))
 
 
 async def skill_create(request: Request) -> JSONResponse:
@@ -157,8 +162,9 @@ async def skill_create(request: Request) -> JSONResponse:
     slug, template = str(data.get("slug") or "").strip(), _text(data, "template") or None
     content = new_skill(slug, _text(data, "name") or None, _text(data, "description") or None,
                         _text(data, "instructions") or None, template, bool(data.get("always_ask")))
-    skill = d.store.create(slug, content, note=f"created from template {template}" if template else "created")
-    return JSONResponse(skill_view(d, skill))
+    note = f"created from template {template}" if template else "created"
+    return JSONResponse(await run_in_threadpool(
+        lambda: skill_view(d, d.store.create(slug, content, note=note))))
 
 
 async def skill_templates(request: Request) -> JSONResponse:
@@ -188,8 +194,9 @@ async def skill_file(request: Request) -> JSONResponse:
 
     edit = remove_file(path) if text is None else put_file(path, text)
     verb = "removed" if text is None else "edited"
-    skill = d.store.update(request.path_params["slug"], edit, note=f"{verb} {path} in the web UI")
-    return JSONResponse(skill_view(d, skill))
+    slug = request.path_params["slug"]
+    return JSONResponse(await run_in_threadpool(
+        lambda: skill_view(d, d.store.update(slug, edit, note=f"{verb} {path} in the web UI"))))
 
 
 async def skill_approval(request: Request) -> JSONResponse:
@@ -202,10 +209,10 @@ async def skill_approval(request: Request) -> JSONResponse:
     tools = data.get("tools") or []
     if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
         raise BadInput(f"tools are among: {', '.join(GATED_TOOLS)}")
-    d = daemon(request)
-    skill = d.store.update(request.path_params["slug"], set_approval(bool(data.get("always_ask")), tools),
-                           note="approval edited in the web UI")
-    return JSONResponse(skill_view(d, skill))
+    d, slug = daemon(request), request.path_params["slug"]
+    edit = set_approval(bool(data.get("always_ask")), tools)
+    return JSONResponse(await run_in_threadpool(
+        lambda: skill_view(d, d.store.update(slug, edit, note="approval edited in the web UI"))))
 
 
 async def skill_restore(request: Request) -> JSONResponse:
@@ -218,8 +225,8 @@ async def skill_restore(request: Request) -> JSONResponse:
     version = data.get("version")
     if not isinstance(version, int) or version < 1:
         raise BadInput("version must be a whole number from 1")
-    d = daemon(request)
-    return JSONResponse(skill_view(d, d.store.restore(request.path_params["slug"], version)))
+    d, slug = daemon(request), request.path_params["slug"]
+    return JSONResponse(await run_in_threadpool(lambda: skill_view(d, d.store.restore(slug, version))))
 
 
 async def skill_load(request: Request) -> JSONResponse:
@@ -229,7 +236,8 @@ async def skill_load(request: Request) -> JSONResponse:
       200: {description: instructions and files}
       409: {description: disabled}
     """
-    return JSONResponse(daemon(request).store.load(request.path_params["slug"]).loaded())
+    d, slug = daemon(request), request.path_params["slug"]
+    return JSONResponse(await run_in_threadpool(lambda: d.store.load(slug).loaded()))
 
 
 def _imported(data: dict[str, Any]) -> Imported:
@@ -269,8 +277,9 @@ async def skill_delete(request: Request) -> JSONResponse:
     responses:
       200: {description: deleted}
     """
-    daemon(request).store.delete(request.path_params["slug"])
-    return JSONResponse({"deleted": request.path_params["slug"]})
+    d, slug = daemon(request), request.path_params["slug"]
+    await run_in_threadpool(d.store.delete, slug)
+    return JSONResponse({"deleted": slug})
 
 
 async def skill_export(request: Request) -> Response:
@@ -279,15 +288,20 @@ async def skill_export(request: Request) -> Response:
     responses:
       200: {description: the export}
     """
-    skill = daemon(request).store.get(request.path_params["slug"])
-    if request.query_params.get("format", "md") == "json":
-        return JSONResponse(export_envelope(skill))
-    if request.query_params.get("format") == "zip":
-        from teachd.skills.export import zip_bytes
+    d, slug, form = daemon(request), request.path_params["slug"], request.query_params.get("format", "md")
 
-        return Response(zip_bytes(skill), media_type="application/zip", headers={
-            "Content-Disposition": f'attachment; filename="{skill.slug}.zip"'})
-    return PlainTextResponse(export_md(skill), media_type="text/markdown; charset=utf-8")
+    def export() -> Response:  # decrypts the skill (and zips it): off the event loop
+        skill = d.store.get(slug)
+        if form == "json":
+            return JSONResponse(export_envelope(skill))
+        if form == "zip":
+            from teachd.skills.export import zip_bytes
+
+            return Response(zip_bytes(skill), media_type="application/zip", headers={
+                "Content-Disposition": f'attachment; filename="{skill.slug}.zip"'})
+        return PlainTextResponse(export_md(skill), media_type="text/markdown; charset=utf-8")
+
+    return await run_in_threadpool(export)
 
 
 async def skill_import(request: Request) -> JSONResponse:
@@ -416,7 +430,8 @@ async def approvals_list(request: Request) -> JSONResponse:
       200: {description: pending and rules}
     """
     d = daemon(request)
-    return JSONResponse({"pending": d.approvals.pending(), "rules": d.rules.all()})
+    return JSONResponse(await run_in_threadpool(
+        lambda: {"pending": d.approvals.pending(), "rules": d.rules.all()}))
 
 
 async def approval_answer(request: Request) -> JSONResponse:
@@ -524,7 +539,7 @@ async def schedules_list(request: Request) -> JSONResponse:
     responses:
       200: {description: schedules}
     """
-    return JSONResponse(schedule_views(daemon(request)))
+    return JSONResponse(await run_in_threadpool(schedule_views, daemon(request)))
 
 
 async def scheduler_state(request: Request) -> JSONResponse:
@@ -621,7 +636,7 @@ async def manifest(request: Request) -> JSONResponse:
     """
     from teachd.runner.session import manifest as manifest_of
 
-    return JSONResponse(manifest_of(daemon(request).store, None))
+    return JSONResponse(await run_in_threadpool(manifest_of, daemon(request).store, None))
 
 
 async def grants_list(request: Request) -> JSONResponse:
@@ -632,8 +647,12 @@ async def grants_list(request: Request) -> JSONResponse:
       403: {description: not your skill}
     """
     d, slug = daemon(request), request.path_params["slug"]
-    d.store.own(slug)
-    return JSONResponse(GrantStore(d.store).of(slug))
+
+    def grants() -> list[dict[str, Any]]:
+        d.store.own(slug)
+        return GrantStore(d.store).of(slug)
+
+    return JSONResponse(await run_in_threadpool(grants))
 
 
 async def grant_add(request: Request) -> JSONResponse:

@@ -4,10 +4,13 @@ beside the person's store (seed 000).
 
 The store's skills come first: a disk skill whose name a visible store skill
 already has is shadowed, and said so once (the seed's collision rule: the
-first of a name wins). A disk skill is read from its folder when asked — its
-body with the frontmatter stripped, any file inside the folder by a path
-that stays inside (``..``, absolute paths and links out are refused), text
-only — and never written: it has no versions, so no feedback and no replay.
+first of a name wins). So is one named as any other store skill of the
+person's — a disabled one too (``keep_out``): a file dropped in a project
+folder never answers to the name of a skill its owner switched off. A disk
+skill is read from its folder when asked — its body with the frontmatter
+stripped, any file inside the folder by a path that stays inside (``..``,
+absolute paths and links out are refused), text only — and never written:
+it has no versions, so no feedback and no replay.
 """
 
 from __future__ import annotations
@@ -113,6 +116,13 @@ class DiskShelf:
         self._at: float | None = None
         self._said: set[str] = set()  # collisions already warned of
         self._lock = threading.Lock()
+        self._kept_out: Callable[[], Iterable[str]] = lambda: ()
+
+    def keep_out(self, names: Callable[[], Iterable[str]]) -> None:
+        """Names no disk skill is served under, whatever the caller's list of
+        store skills says: every skill of the store's person, enabled or not
+        (``SkillStore.slugs``), asked when the disk has a skill to serve."""
+        self._kept_out = names
 
     def skills(self) -> dict[str, DiskSkill]:
         with self._lock:
@@ -125,9 +135,10 @@ class DiskShelf:
     def beside(self, store_names: Iterable[str]) -> list[DiskSkill]:
         """The disk skills served after the store's (named ``store_names``):
         a name the store already has is the store's (warned once)."""
-        taken = set(store_names)
+        found = self.skills()
+        taken = set(store_names) | (set(self._kept_out()) if found else set())
         out = []
-        for name, skill in self.skills().items():  # in discovery's precedence order
+        for name, skill in found.items():  # in discovery's precedence order
             if name in taken:
                 with self._lock:
                     first = name not in self._said

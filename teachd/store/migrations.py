@@ -261,3 +261,19 @@ MIGRATIONS.append(
         """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0012_skill_trust",
+        # What a skill was before its owner accepted it as taught (``skills
+        # trust``): trust is for one content version, and a new version whose
+        # steps, scope or approval differ goes back to this origin. NULL: not
+        # trusted (compiled here, or not taught). Taught skills stored before
+        # this column are 'unknown' until the store reads their notes
+        # (store/skills.py, at their next version).
+        """
+        ALTER TABLE skills ADD COLUMN trusted_from TEXT;
+        UPDATE skills SET trusted_from = 'unknown' WHERE origin = 'taught'
+        """,
+    )
+)

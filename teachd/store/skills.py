@@ -26,7 +26,7 @@ from teachd.store.db import Database, Row, Transaction
 from teachd.store.grants import REACHING, reaching, strongest
 from teachd.store.limits import check_files
 from teachd.store.models import Skill, SkillContent, SkillVersion
-from teachd.store.origins import CREATED, ORIGINS, TAUGHT
+from teachd.store.origins import _IMPORTED_NOTES, _TAUGHT_NOTES, CREATED, IMPORTED, ORIGINS, TAUGHT
 
 _Listing = tuple[int, dict[str, dict[str, str]], list[dict[str, str]]]  # revision, by slug, in order
 _LISTED = "s.slug, s.owner, s.current_version, v.name, v.description"  # what a manifest reads
@@ -57,6 +57,16 @@ def _owners_part_kept(before: SkillContent, after: SkillContent, slug: str, owne
     if changed:
         raise PolicyStop(f"skill {slug!r} is {owner}'s: only its owner can change {', '.join(changed)}; "
                          "no new version was made")
+
+
+def _trusted_part(content: SkillContent) -> tuple[Any, ...]:
+    """What an owner's trust covers (DESIGN §3.5, "trust is for one content
+    version"): the replay's steps and anchors, the scope they and the
+    frontmatter's ``teachd-*`` facts declare, and the approval."""
+    inner = content.metadata.get("metadata")
+    facts = sorted((str(k), str(v)) for k, v in inner.items() if str(k).startswith("teachd-")) \
+        if isinstance(inner, dict) else []
+    return (content.approval.to_dict(), *(content.files.get(path) for path in OWNERS_FILES), facts)
 
 
 def _now() -> str:
@@ -169,6 +179,14 @@ class SkillStore:
                     access[key] = granted[key]
             rows.sort(key=lambda r: str(r["slug"]))
         return rows, access
+
+    def slugs(self) -> set[str]:
+        """Every slug that names a skill for this person — their own, enabled
+        or not, and those shared with them — read in clear, nothing decrypted:
+        the names a disk skill may never take (skills/disk.py)."""
+        own = self.db.query("SELECT slug FROM skills WHERE owner = ?", (self.owner,))
+        shared = self.db.query(f"SELECT slug FROM ({REACHING}) g", (self.owner,) * 3)
+        return {str(r["slug"]) for r in [*own, *shared]}
 
     def exists(self, slug: str) -> bool:
         """The person's own skill (a shared one of the same slug does not count)."""
@@ -289,12 +307,14 @@ class SkillStore:
         # Take the skill's row first: on PostgreSQL this row lock queues concurrent
         # writers (SQLite's BEGIN IMMEDIATE already has), so versions stay linear.
         tx.execute("UPDATE skills SET updated_at = updated_at WHERE owner = ? AND slug = ?", (owner, slug))
-        rows = tx.execute("SELECT current_version FROM skills WHERE owner = ? AND slug = ?", (owner, slug))
+        rows = tx.execute("SELECT current_version, trusted_from FROM skills WHERE owner = ? AND slug = ?",
+                          (owner, slug))
         if not rows:
             raise NotFound(f"no skill {slug!r}")
         current = int(rows[0]["current_version"])
+        trusted_from = self._trusted_from(tx, owner, slug, rows[0]["trusted_from"])
         previous: SkillContent | None = None
-        if callable(content) or owner != self.owner:
+        if callable(content) or owner != self.owner or trusted_from is not None:
             vrows = tx.execute(
                 "SELECT * FROM skill_versions WHERE owner = ? AND slug = ? AND version = ?",
                 (owner, slug, current),
@@ -307,10 +327,37 @@ class SkillStore:
             assert previous is not None
             _owners_part_kept(previous, content, slug, owner)
             note = f"{note} — by {self.owner}"
-        self._insert_version(tx, owner, slug, current + 1, self._checked(content), note, now)
+        content = self._checked(content)
+        self._insert_version(tx, owner, slug, current + 1, content, note, now)
         tx.execute("UPDATE skills SET current_version = ?, updated_at = ? WHERE owner = ? AND slug = ?",
                    (current + 1, now, owner, slug))
+        if trusted_from is not None:
+            assert previous is not None
+            if _trusted_part(self._checked(previous)) != _trusted_part(content):
+                # trusted was this content's steps, scope and approval, not whatever comes next
+                tx.execute("UPDATE skills SET origin = ?, trusted_from = NULL WHERE owner = ? AND slug = ?",
+                           (trusted_from, owner, slug))
         return current + 1
+
+    def _trusted_from(self, tx: Transaction, owner: str, slug: str, recorded: Any) -> str | None:
+        """What the skill was before its owner trusted it, None when it is not
+        trusted. A taught skill stored before this was recorded ('unknown')
+        is read from its own (encrypted) version notes, as store/origins.py
+        does: compiled here, and nothing taken from elsewhere since, is no trust."""
+        if recorded is None:
+            return None
+        if recorded != "unknown":
+            return _known(str(recorded))
+        notes = [self.cipher.open(owner, slug, int(v["version"]), "note", v["note"]) for v in tx.execute(
+            "SELECT version, note FROM skill_versions WHERE owner = ? AND slug = ? ORDER BY version",
+            (owner, slug))]
+        if notes and notes[0].startswith(_TAUGHT_NOTES) and not any(n.startswith(_IMPORTED_NOTES)
+                                                                    for n in notes[1:]):
+            found = None
+        else:
+            found = IMPORTED if any(n.startswith(_IMPORTED_NOTES) for n in notes) else CREATED
+        tx.execute("UPDATE skills SET trusted_from = ? WHERE owner = ? AND slug = ?", (found, owner, slug))
+        return found
 
     def save(self, slug: str, make: Callable[[SkillContent | None], SkillContent], note: str,
              origin: str) -> Skill:
@@ -318,7 +365,8 @@ class SkillStore:
         ``make`` gets the current content (None for a new skill), so two saves
         of one slug can never both create it, nor lose each other's version.
         ``origin`` is where this content came from, and becomes the skill's: a
-        taught skill that takes an imported version is imported from then on."""
+        taught skill that takes an imported version is imported from then on;
+        one compiled here (``taught``) is taught, no longer merely trusted."""
         problems = name_problems(slug)
         if problems:
             raise InvalidSkill(f"bad slug: {problems[0]}")
@@ -326,7 +374,7 @@ class SkillStore:
         with self.db.atomic() as tx:
             if tx.execute("SELECT 1 FROM skills WHERE owner = ? AND slug = ?", (self.owner, slug)):
                 self._append(tx, self.owner, slug, make, note, now)
-                tx.execute("UPDATE skills SET origin = ? WHERE owner = ? AND slug = ?",
+                tx.execute("UPDATE skills SET origin = ?, trusted_from = NULL WHERE owner = ? AND slug = ?",
                            (_known(origin), self.owner, slug))
             else:
                 self._insert_skill(tx, slug, now, origin)
@@ -353,11 +401,14 @@ class SkillStore:
 
     def trust(self, slug: str) -> Skill:
         """The owner accepts an imported (or created) skill as taught: from now
-        on it is auto-loaded into computer runs and its scope counts."""
+        on it is auto-loaded into computer runs and its scope counts — this
+        content version's: a new version whose steps, scope or approval
+        differ is what it was before (``_append``)."""
         self.own(slug)
-        with self.db.atomic() as tx:
-            tx.execute("UPDATE skills SET origin = ?, updated_at = ? WHERE owner = ? AND slug = ?",
-                       (TAUGHT, self._clock(), self.owner, slug))
+        with self.db.atomic() as tx:  # SET reads the row as it was: trusted_from gets the old origin
+            tx.execute("UPDATE skills SET trusted_from = origin, origin = ?, updated_at = ?"
+                       " WHERE owner = ? AND slug = ? AND origin <> ?",
+                       (TAUGHT, self._clock(), self.owner, slug, TAUGHT))
         return self.get(slug)
 
     def delete(self, slug: str) -> None:

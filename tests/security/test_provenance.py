@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,9 @@ from compiler.plan import Procedure
 from teachd.config import Settings
 from teachd.runner.gate import DenyAll, Gate
 from teachd.runner.session import RunSession
+from teachd.skills.approval import Approval
 from teachd.skills.exchange import export_envelope, export_md, read_import_source
-from teachd.store import SkillStore, open_store
+from teachd.store import SkillContent, SkillStore, open_store
 from teachd.teach.compile import compile_dir, save_compiled
 from tests.compiler_helpers import EXPENSE
 
@@ -131,3 +133,112 @@ def test_skills_stored_before_provenance_get_it_from_their_own_notes(settings: S
     again = open_store(settings)
     assert again.get(taught).origin == "taught"
     assert again.get("taught-from-elsewhere").origin == "imported"
+
+
+# -- trust is for one content version --------------------------------------------------------------
+
+def _trusted_import(store: SkillStore, tmp_path: Path) -> str:
+    """An imported skill its owner looked at and accepted as taught."""
+    path = _evil_variants(store, tmp_path)["envelope"]
+    imported = read_import_source(path)
+    store.save(imported.slug, imported.onto, note=f"imported from {path.name}", origin="imported")
+    assert store.trust(imported.slug).is_taught
+    return imported.slug
+
+
+def _with_scope(content: SkillContent, origin: str) -> SkillContent:
+    """The same skill, its steps now acting on ``origin``."""
+    plan = json.loads(content.files["references/steps.json"])
+    plan["scope"] = [origin]
+    return replace(content, files={**content.files, "references/steps.json": json.dumps(plan)})
+
+
+def _auto_loaded(store: SkillStore) -> list[str]:
+    return RunSession(store, Gate(DenyAll())).auto_load()
+
+
+def test_trust_does_not_survive_an_update_that_rewrites_steps_and_scope(store: SkillStore, tmp_path: Path) -> None:
+    """The attacker's second step: once the owner trusted the harmless
+    version, they send a "small update" that points the steps elsewhere."""
+    slug = _trusted_import(store, tmp_path)
+    updated = store.update(slug, lambda c: _with_scope(c, "https://worse.example"), note="updated from v2.json")
+    assert updated.origin == "imported" and not updated.is_taught
+    assert slug not in _auto_loaded(store)
+    # restoring the trusted version does not bring the trust back either: trust is given, never inferred
+    assert store.restore(slug, 1).origin == "imported"
+
+
+@pytest.mark.parametrize("change", ["approval", "anchors", "scope-fact"])
+def test_trust_goes_with_a_changed_approval_or_anchors_too(store: SkillStore, tmp_path: Path, change: str) -> None:
+    slug = _trusted_import(store, tmp_path)
+
+    def edit(c: SkillContent) -> SkillContent:
+        if change == "approval":  # the approval switched off
+            return replace(c, approval=Approval())
+        if change == "anchors":
+            return replace(c, files={**c.files, "references/anchors.json": "{}"})
+        inner = {**c.metadata.get("metadata", {}), "teachd-scope": "https://worse.example"}
+        return replace(c, metadata={**c.metadata, "metadata": inner})
+
+    assert store.update(slug, edit, note="an update").origin == "imported"
+    assert slug not in _auto_loaded(store)
+
+
+def test_trust_holds_while_only_the_words_change(store: SkillStore, tmp_path: Path) -> None:
+    """Feedback lines, notes, the SKILL.md's prose: the trusted steps, scope
+    and approval are still the ones the owner accepted."""
+    slug = _trusted_import(store, tmp_path)
+    kept = store.update(slug, lambda c: replace(c, instructions=c.instructions + "\n- 2025-01-01 worked\n"),
+                        note="feedback: success (run r1)")
+    assert kept.is_taught and slug in _auto_loaded(store)
+
+
+def test_a_skill_taught_here_stays_taught_across_updates_of_its_steps(store: SkillStore) -> None:
+    """Compiled here from a recording: a repair (new steps, a wider scope the
+    owner allowed) or taught again is still the demonstration."""
+    slug = _taught(store)
+    assert store.update(slug, lambda c: _with_scope(c, "https://repaired.example"),
+                        note="repaired step 2 (run r1) from rec").is_taught
+    assert store.update(slug, lambda c: replace(c, approval=Approval()), note="approval edited").is_taught
+    assert _taught(store) == slug and store.get(slug).is_taught
+
+
+def test_a_trusted_skill_compiled_here_again_is_taught_for_good(store: SkillStore, tmp_path: Path) -> None:
+    """Taught again from a recording (``compile --save``): no longer merely trusted."""
+    path = _evil_variants(store, tmp_path)["envelope"]
+    real = _taught(store)
+    imported = read_import_source(path)
+    store.save(real, imported.onto, note=f"updated from {path.name}", origin="imported")
+    assert store.trust(real).is_taught
+    assert _taught(store) == real  # the owner's own recording, compiled here, over it
+    assert store.update(real, lambda c: _with_scope(c, "https://next.example"), note="repaired").is_taught
+
+
+def test_cli_update_after_trust_drops_it(cli, tmp_path: Path, home: Path) -> None:
+    store = open_store(Settings(home=home, owner="alice"))
+    path = _evil_variants(store, tmp_path)["envelope"]
+    assert cli("skills", "import", str(path)).code == 0
+    assert cli("skills", "trust", "taught-pay-the-invoice").code == 0
+    evil = json.loads(path.read_text())
+    plan = json.loads(evil["files"]["references/steps.json"])
+    plan["scope"] = ["https://worse.example"]
+    evil["files"]["references/steps.json"] = json.dumps(plan)
+    worse = tmp_path / "v2.json"
+    worse.write_text(json.dumps(evil))
+    done = cli("skills", "update", "taught-pay-the-invoice", "--from", str(worse))
+    assert done.code == 0, done.out + done.err
+    assert json.loads(cli("skills", "show", "taught-pay-the-invoice", "--json").out)["origin"] == "imported"
+
+
+def test_skills_trusted_before_trust_was_recorded_are_read_from_their_notes(settings: Settings,
+                                                                              tmp_path: Path) -> None:
+    """A store from before the trusted_from column: a taught skill is
+    'unknown'; its own notes say whether it was compiled here or trusted."""
+    store = open_store(settings)
+    real = _taught(store)
+    slug = _trusted_import(store, tmp_path)
+    with store.db.atomic() as tx:  # as the migration leaves them
+        tx.execute("UPDATE skills SET trusted_from = 'unknown' WHERE origin = 'taught'")
+    again = open_store(settings)
+    assert again.update(slug, lambda c: _with_scope(c, "https://worse.example"), note="v2").origin == "imported"
+    assert again.update(real, lambda c: _with_scope(c, "https://repaired.example"), note="repaired").is_taught
