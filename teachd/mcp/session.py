@@ -102,7 +102,7 @@ class McpRun:
         runs.start(self.run_id, self.session.versions())
         self.approver.run_id = self.run_id
         who = services.who or Who.of(services.settings, runs.owner)
-        self.policy = RunPolicy(who, lambda: self.session.loaded.values())  # on every browser it opens
+        self.policy = RunPolicy(who)  # on every browser it opens
         self.worker = BrowserWorker(services.opts, self.policy)
         self.actions: list[dict[str, Any]] = []
         self.replays: list[str] = []

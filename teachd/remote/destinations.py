@@ -7,9 +7,8 @@ the daemon a proxy into that network. So for anyone but the owner, every
 request of that browser (every page, frame, subresource, WebSocket) is held
 to the egress guard's own address judgement (:mod:`teachd.remote.addresses`,
 the IANA special-purpose registries): loopback, private and other
-special-purpose destinations are refused — unless one of the person's own
-loaded taught skills names that very origin in its scope (they taught it
-there, on this daemon).
+special-purpose destinations are refused, whatever skill names them
+(teachd.runner.policy: the rule of every run's browser).
 
 Names are resolved through an injectable resolver (tests have no public
 DNS); every address in the answer must be acceptable. Resolution happens
@@ -20,7 +19,6 @@ again in Chromium, so a name whose answer changes between the two lookups
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from compiler import urls
@@ -38,9 +36,8 @@ class Destinations:
     resolver: Resolver = field(default_factory=SystemResolver)
     _answers: dict[tuple[str, int], list[str]] = field(default_factory=dict)
 
-    def refusal(self, url: str, allowed: Iterable[str] = ()) -> str | None:
-        """Why the browser may not reach ``url``; None when it may. ``allowed``:
-        origins the person's own taught skills name (reached even when local)."""
+    def refusal(self, url: str) -> str | None:
+        """Why the browser may not reach ``url``; None when it may."""
         text = url.strip()
         if text.lower().startswith(_NO_NETWORK):
             return None  # nothing leaves the browser
@@ -49,8 +46,6 @@ class Destinations:
         web = urls.parse_web(text)
         if web is None:
             return f"{url} is not an http(s) address"
-        if web.origin in set(allowed):
-            return None
         host = web.hostname
         why = name_refusal(host)
         if why:

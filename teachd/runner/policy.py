@@ -9,9 +9,9 @@ the daemon a proxy into that network. So every browser a run opens gets its
 rules here, in one place (:func:`teachd.runner.run.open_chromium` takes a
 :class:`RunPolicy` and arms it before the first page exists): for anyone
 but the owner, every request (page, frame, subresource, WebSocket,
-redirect hop) is held to public destinations, except the origins the
-person's own loaded *taught* skills name — they taught it there. An
-imported skill, however it is named, vouches for nothing.
+redirect hop) is held to public destinations. No skill vouches for a
+local place (DESIGN §3.5: only the owner's runs may reach the daemon
+host's loopback or private network).
 
 Before, the rule lived in the MCP session alone, and the same person
 reached the same addresses through the Runs page and their schedules.
@@ -22,11 +22,8 @@ browser for a run and fails on one that does not pass here.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-
-from compiler.plan import PlanError, Procedure
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext
@@ -34,7 +31,6 @@ if TYPE_CHECKING:
     from teachd.config import Settings
     from teachd.remote.destinations import Destinations
     from teachd.remote.egress import Resolver
-    from teachd.store.models import Skill
 
 log = logging.getLogger("teachd.runner.policy")
 NETWORK_RULE = "destinations: the daemon host's own network is its owner's"
@@ -64,48 +60,26 @@ class Decision:
 
 
 class RunPolicy:
-    """One run's network rule. ``skills`` gives the skills the run has
-    loaded now (asked at each request: a skill loaded mid-run counts from
-    then on); only the person's own taught ones name local origins they
-    may reach."""
+    """One run's network rule: for anyone but the owner, public destinations
+    only. No skill vouches for a local place — not even the person's own
+    taught one: its ``127.0.0.1`` was the machine it was taught on, and on
+    a team store anyone may compile a recording of their own making."""
 
-    def __init__(self, who: Who, skills: Callable[[], Iterable[Skill]] = tuple) -> None:
+    def __init__(self, who: Who) -> None:
         self.who = who
-        self._skills = skills
         self._destinations: Destinations | None = None
         if not who.host_network:
             from teachd.remote.destinations import Destinations
             from teachd.remote.egress import SystemResolver
 
             self._destinations = Destinations(who.resolver or SystemResolver())
-        self._scopes: dict[tuple[str, int], tuple[str, ...]] = {}
         self.decisions: list[Decision] = []  # what the rule refused in this run, with the rule
-
-    @property
-    def holds_destinations(self) -> bool:
-        """Requests are judged by where they go (anyone but the owner)."""
-        return self._destinations is not None
-
-    def own_origins(self) -> set[str]:
-        """Origins the person's own loaded taught skills name."""
-        out: set[str] = set()
-        for skill in self._skills():
-            if not (skill.is_taught and skill.access == "own"):
-                continue
-            key = (skill.slug, skill.current_version)
-            if key not in self._scopes:
-                try:
-                    self._scopes[key] = tuple(Procedure.from_files(skill.current.files).scope or ())
-                except PlanError:
-                    self._scopes[key] = ()
-            out.update(self._scopes[key])
-        return out
 
     def network_refusal(self, url: str) -> str | None:
         """Why this run's browser may not reach ``url``; None when it may."""
         if self._destinations is None:
             return None
-        why = self._destinations.refusal(url, self.own_origins())
+        why = self._destinations.refusal(url)
         if why is None:
             return None
         why = f"{why} (this browser runs on the daemon's host, not yours)"

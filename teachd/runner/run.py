@@ -83,7 +83,7 @@ def run_skill(runs: RunStore, saved_rules: frozenset[str], slug: str, approver: 
     session.auto_load()
     proc = prepare(session, slug, opts.params)
     check_display(opts)
-    with open_chromium(opts, RunPolicy(who, lambda: session.loaded.values())) as (context, page):
+    with open_chromium(opts, RunPolicy(who)) as (context, page):
         outcome, _page = replay(runs, session, slug, proc, context, page, opts, secret, progress, on_start)
     return outcome
 

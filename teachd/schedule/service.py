@@ -226,7 +226,7 @@ class ScheduleService:
         skill = store.load(slug)
         proc = Procedure.from_files(skill.current.files)
         s = self.settings if store.owner == self.store.owner else person_settings(self.settings)
-        policy = RunPolicy(Who.of(s, store.owner), lambda: (skill,))  # another's probe: public places only
+        policy = RunPolicy(Who.of(s, store.owner))  # another person's probe: public places only
         with open_chromium(RunOptions(headless=True, chromium=s.chromium,
                                       environ=without_secrets(s.environ)), policy) as (ctx, page):
             report = probe(ctx, page, proc)

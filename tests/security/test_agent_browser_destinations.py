@@ -4,9 +4,15 @@ proxy into the daemon host's network.
 Bob (not the owner) drives the browser of the daemon's machine. Every
 spelling of a loopback or private destination — by ``goto``, by an image,
 a frame, a ``fetch``, a redirect, a WebSocket — must be refused before a byte
-leaves, unless one of Bob's own taught skills names that origin. The
-"internal" server's own request log is the judge. The owner's session, on
-the same pages, does reach it: the control that shows the test can fail.
+leaves, whatever skill names it (his own taught one included: its loopback
+was the machine it was taught on). The "internal" server's own request log
+is the judge. The owner's session, on the same pages, does reach it: the
+control that shows the test can fail.
+
+A public site cannot exist here, so one stands in: ``inside.example``,
+which the injected resolver answers with a public address, and which
+Chromium (through a wrapper that adds ``--host-resolver-rules``) reaches on
+the loopback site — the only part of the internet the test fakes.
 """
 
 from __future__ import annotations
@@ -14,10 +20,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 from mcp import Client
 
+from recorder.browser import chromium_path
 from teachd.errors import Unavailable
 from teachd.remote.destinations import Destinations
 from teachd.store import SkillStore, open_store
@@ -50,6 +58,17 @@ def bob_store(env: dict[str, str]) -> SkillStore:
     return open_store(settings_of(env)).as_person("bob")
 
 
+PUBLIC = "inside.example"  # a public site's stand-in (see the module's note)
+
+
+def public_chromium(tmp_path: Path) -> str:
+    """Debian's Chromium, resolving PUBLIC to loopback (the injected resolver says it is public)."""
+    wrapper = tmp_path / "chromium-public"
+    wrapper.write_text(f"#!/bin/sh\nexec {chromium_path(None)} '--host-resolver-rules=MAP {PUBLIC} 127.0.0.1' \"$@\"\n")
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
 @contextlib.asynccontextmanager
 async def session(env: dict[str, str], person: Person, *, owner: bool) -> AsyncIterator[Client]:
     """Bob's session as the daemon makes it (``owner=False``), or the owner's."""
@@ -59,7 +78,8 @@ async def session(env: dict[str, str], person: Person, *, owner: bool) -> AsyncI
     settings = settings_of(env)
     store = open_store(settings) if owner else bob_store(env)
     server = TeachdMCP(services_for(RunStore(store), settings, headless=True, step_timeout=3,
-                                    approval_timeout=20, owner=owner, resolver=Names({})))
+                                    approval_timeout=20, owner=owner,
+                                    resolver=Names({PUBLIC: ["93.184.216.34"]})))
     try:
         async with Client(server, mode="legacy", elicitation_callback=person) as client:
             yield client
@@ -89,20 +109,23 @@ def test_anyone_but_the_owner_cannot_open_loopback_by_any_spelling(env: dict[str
     assert person.asked == []  # refused outright: not a question an agent could talk a person into
 
 
-def test_a_page_of_bobs_own_skill_cannot_pull_local_subresources_frames_or_redirects(
-        env: dict[str, str], sites: tuple[Site, Site]) -> None:
-    """Bob taught a skill on ``inside`` (so he may open it); its page's image,
-    frame, fetch and redirect to the internal server are all refused."""
+def test_a_public_page_of_bobs_skill_cannot_pull_local_subresources_frames_or_redirects(
+        env: dict[str, str], sites: tuple[Site, Site], tmp_path: Path) -> None:
+    """Bob taught a skill on a public site (``inside``, standing in for one);
+    its page's image, frame, fetch and redirect to the internal server are
+    all refused."""
     inside, internal = sites
-    slug = teach(bob_store(env), inside.origin + "/")
+    site = f"http://{PUBLIC}:{inside.port}"
+    slug = teach(bob_store(env), site + "/")
     person = Person(default="accept")
+    env = {**env, "TEACHD_CHROMIUM": public_chromium(tmp_path)}
 
     async def go() -> list[tuple[bool, str]]:
         async with session(env, person, owner=False) as client:
             assert not (await client.call_tool("load_skill", {"slug": slug})).is_error
-            out = [await act(client, action="goto", url=inside.origin + "/subresources")]
-            out.append(await act(client, action="goto", url=inside.origin + "/redirect-away"))
-            out.append(await act(client, action="goto", url=inside.origin + "/links"))
+            out = [await act(client, action="goto", url=site + "/subresources")]
+            out.append(await act(client, action="goto", url=site + "/redirect-away"))
+            out.append(await act(client, action="goto", url=site + "/links"))
             out.append(await act(client, action="click", role="link", name="Away"))
             return out
 
@@ -171,10 +194,29 @@ def test_names_are_resolved_and_every_address_judged(url: str, answers: dict[str
 
 
 @pytest.mark.parametrize("url", ["http://public.example/", "https://93.184.216.34/", "data:text/html,x",
-                                 "about:blank", "blob:http://public.example/1", "http://127.0.0.1:8712/x"])
-def test_public_places_and_the_persons_own_scope_pass(url: str) -> None:
+                                 "about:blank", "blob:http://public.example/1"])
+def test_public_places_pass(url: str) -> None:
     names = Names({"public.example": ["93.184.216.34", "2606:4700::1111"]})
-    assert Destinations(names).refusal(url, allowed={"http://127.0.0.1:8712"}) is None
+    assert Destinations(names).refusal(url) is None
+
+
+def test_bobs_own_taught_skill_on_loopback_does_not_open_it_for_him(env: dict[str, str],
+                                                                  sites: tuple[Site, Site]) -> None:
+    """His skill's 127.0.0.1 was the machine it was taught on (or a recording
+    of his own making, compiled into the team's store): on the daemon's host
+    it is the owner's network, refused even when he says yes."""
+    inside, _internal = sites
+    slug = teach(bob_store(env), inside.origin + "/")
+    person = Person(default="accept")
+
+    async def go() -> tuple[bool, str]:
+        async with session(env, person, owner=False) as client:
+            assert not (await client.call_tool("load_skill", {"slug": slug})).is_error
+            return await act(client, action="goto", url=inside.origin + "/")
+
+    is_error, said = asyncio.run(go())
+    assert is_error and "refused" in said, said
+    assert inside.log == []
 
 
 def test_the_daemon_gives_every_person_but_the_owner_the_destination_rule(env: dict[str, str]) -> None:
