@@ -47,7 +47,7 @@ from pydantic import Field
 from compiler.names import PROMPT_ARGS
 from compiler.plan import PlanError, Procedure
 from teachd import __version__
-from teachd.errors import NotFound, TeachdError
+from teachd.errors import TeachdError
 from teachd.mcp.acts import Act
 from teachd.mcp.approver import ALLOW_ONCE_SCHEMA, APPROVAL
 from teachd.mcp.presence import Presence
@@ -56,7 +56,6 @@ from teachd.runner.gate import Asking
 from teachd.runner.run import BROWSERS_PER_PERSON
 from teachd.runner.session import manifest, visible_skills
 from teachd.skills.disk import DiskSkill
-from teachd.skills.exchange import export_md
 from teachd.skills.paths import check_relpath
 from teachd.skills.urls import content_type_for
 from teachd.store.models import Skill
@@ -429,26 +428,17 @@ class TeachdMCP(MCPServer):
         if not text.startswith(SKILL_URI):
             raise ResourceNotFoundError(f"unknown resource {text}: teachd serves skill://slug[/path]")
         slug, _, raw = unquote(text[len(SKILL_URI):]).partition("/")
-        return await anyio.to_thread.run_sync(self._read, slug, raw)
+        return await anyio.to_thread.run_sync(self._read, context, slug, raw)
 
-    def _read(self, slug: str, raw: str) -> list[ReadResourceContents]:
+    def _read(self, context: Any, slug: str, raw: str) -> list[ReadResourceContents]:
+        """The resource is the tool ``read_skill_file``: the same call, which
+        loads the skill into the session (its gate armed) before a word of it
+        is handed out."""
         try:
-            services = self.current()
-            if (disk := services.disk_skill(slug)) is not None:
-                path = check_relpath(raw) if raw else "SKILL.md"
-                return [ReadResourceContents(disk.read(path), content_type_for(path))]
-            profile = services.opts.profile
-            if profile is not None and slug not in profile:
-                raise NotFound(f"skill {slug!r} is not bound to this session's profile")
-            skill = services.runs.skills.load(slug)
-            if not raw:
-                return [ReadResourceContents(export_md(skill), "text/markdown")]
-            path = check_relpath(raw)
-            if path == "SKILL.md":
-                return [ReadResourceContents(export_md(skill), "text/markdown")]
-            if path not in skill.current.files:
-                raise NotFound(f"File not found: {path} in skill {slug}")
-            return [ReadResourceContents(skill.current.files[path], content_type_for(path))]
+            path = check_relpath(raw) if raw else "SKILL.md"
+            text = self.run_for(context).read_skill_file(slug, path)
+            kind = "text/markdown" if path == "SKILL.md" else content_type_for(path)
+            return [ReadResourceContents(text, kind)]
         except TeachdError as exc:
             raise ResourceNotFoundError(str(exc)) from None
 

@@ -127,6 +127,12 @@ class McpRun:
         return loaded
 
     def read_skill_file(self, slug: str, path: str) -> str:
+        """A file of a skill — the tool, and the ``skill://`` resource. What the
+        agent reads of a skill, it has: the skill is loaded into the session
+        first, as ``load_skill`` and the ``skill:`` prompt do, so its approval
+        holds for every later call (a body without its gate was the twin fault)."""
+        if slug not in self.session.loaded:
+            self.load_skill(slug)
         if (disk := self.services.disk_skill(slug)) is not None:
             return disk.read(path)
         return self.session.read_skill_file(slug, path)

@@ -1,15 +1,17 @@
-"""``/skill:<name>`` (``prompts/get skill:<slug>``) is ``load_skill``'s twin:
-the attacker's way round the gate would be to have the agent fetch a skill
-requiring approval as a prompt — its body in hand, the gate never armed —
-then act in the browser freely. Getting the prompt loads the skill into the
-session exactly as ``load_skill`` does: every later ``computer_act`` asks,
-and the run's record lists the skill."""
+"""``/skill:<name>`` (``prompts/get skill:<slug>``), the ``skill://``
+resource and the ``read_skill_file`` tool are ``load_skill``'s twins: the
+attacker's way round the gate would be to have the agent fetch a skill
+requiring approval by one of them — its body in hand, the gate never armed
+— then act in the browser freely. Each loads the skill into the session
+exactly as ``load_skill`` does: every later ``computer_act`` asks, and the
+run's record lists the skill."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
+import pytest
 from mcp import Client
 from mcp_types import ElicitResult
 
@@ -54,26 +56,36 @@ def _served(env: dict[str, str], runs: RunStore) -> Any:
     return TeachdMCP(services_for(runs, settings, headless=True, approval_timeout=20))
 
 
-def test_getting_a_skills_prompt_arms_its_gate_as_load_skill_does(env: dict[str, str]) -> None:
+async def _body(client: Client, way: str) -> str:
+    """The skill's body, fetched the way an agent might."""
+    if way == "prompt":
+        return str((await client.get_prompt(f"skill:{SLUG}", {})).messages[0].content.text)
+    if way == "resource":
+        return str((await client.read_resource(f"skill://{SLUG}")).contents[0].text)
+    return _text(await client.call_tool("read_skill_file", {"slug": SLUG, "path": "SKILL.md"}))
+
+
+@pytest.mark.parametrize("way", ["prompt", "resource", "read_skill_file"])
+def test_getting_a_skills_body_any_way_arms_its_gate_as_load_skill_does(env: dict[str, str], way: str) -> None:
     runs = _gated_skill(env)
     server, person = _served(env, runs), NoOne()
 
-    async def go() -> tuple[Any, int, Any, Any]:
+    async def go() -> tuple[Any, int, str, Any]:
         async with Client(server, mode="legacy", elicitation_callback=person) as client:
             before = await client.call_tool("computer_act", {"action": "snapshot"})
             asked_before = len(person.asked)
-            prompt = await client.get_prompt(f"skill:{SLUG}", {})
+            body = await _body(client, way)
             after = await client.call_tool("computer_act", {"action": "snapshot"})
-            return before, asked_before, prompt, after
+            return before, asked_before, body, after
 
     try:
-        before, asked_before, prompt, after = asyncio.run(go())
+        before, asked_before, body, after = asyncio.run(go())
         [run] = list(server._runs.values())
         recorded = run.session.versions()
     finally:
         server.close()
     assert not before.is_error and asked_before == 0  # nothing loaded yet: no skill's gate
-    assert "press Pay" in prompt.messages[0].content.text  # the body was handed out…
+    assert "press Pay" in body  # the body was handed out…
     assert after.is_error and "not approved" in _text(after)  # …so the next act asks, and no one said yes
     assert len(person.asked) == 1 and SLUG in person.asked[0]
     assert "a loaded skill requires approval" in person.asked[0]
@@ -82,8 +94,9 @@ def test_getting_a_skills_prompt_arms_its_gate_as_load_skill_does(env: dict[str,
     assert mine["skills"] == {SLUG: 1} and mine["used"] == [SLUG]  # its record lists it, as after load_skill
 
 
-def test_a_prompt_of_a_skill_that_cannot_load_hands_out_nothing(env: dict[str, str]) -> None:
-    """A disabled skill is refused by load_skill: its prompt is refused too."""
+@pytest.mark.parametrize("way", ["prompt", "resource", "read_skill_file"])
+def test_a_skill_that_cannot_load_hands_out_nothing_any_way(env: dict[str, str], way: str) -> None:
+    """A disabled skill is refused by load_skill: its prompt, resource and files are refused too."""
     runs = _gated_skill(env)
     runs.skills.set_enabled(SLUG, False)
     server = _served(env, runs)
@@ -91,13 +104,12 @@ def test_a_prompt_of_a_skill_that_cannot_load_hands_out_nothing(env: dict[str, s
     async def go() -> str:
         async with Client(server, mode="legacy") as client:
             try:
-                await client.get_prompt(f"skill:{SLUG}", {})
+                return await _body(client, way)
             except Exception as exc:  # a JSON-RPC error
                 return str(exc)
-            return "answered"
 
     try:
         said = asyncio.run(go())
     finally:
         server.close()
-    assert said != "answered" and "press Pay" not in said
+    assert "press Pay" not in said and said
