@@ -77,28 +77,32 @@ class Act:
 
     @property
     def target(self) -> str:
+        """The target as the question names it: every part whole, so the
+        question, and the request key built over it, cover all of it."""
         if self.ref:
-            return f"ref {quoted(self.ref, 40)}"
+            return f"ref {quoted(self.ref, None)}"
         if self.role:
-            return f"the {self.role} {quoted(self.name or '')}"
+            return f"the {self.role} {quoted(self.name or '', None)}"
         if self.anchor:
-            return f"anchor {quoted(self.anchor, 40)} of {quoted(self.skill, 80)}"
+            return f"anchor {quoted(self.anchor, None)} of {quoted(self.skill, None)}"
         return "the page"
 
     def describe(self, found: str | None = None) -> str:
         """What a person is asked to allow (``found``: what the target turned
         out to be, e.g. a taught anchor's "the Sign in button"); secrets as
         their placeholder only. Every value the agent chose is quoted data
-        (runner/quoting.py), so it cannot pass for teachd's own words."""
+        (runner/quoting.py), so it cannot pass for teachd's own words; and
+        whole, never cut (issue 41): the person allows, and the answer's key
+        binds, the exact text typed, value chosen, URL opened."""
         target = f"{found} ({self.target})" if found else self.target
         if self.action == "goto":
-            return f"open {quoted(self.url, 300)}"
+            return f"open {quoted(self.url, None)}"
         if self.action == "type":
-            return f"type {quoted(self.text)} into {target}"
+            return f"type {quoted(self.text, None)} into {target}"
         if self.action == "select":
-            return f"choose {quoted(self.value)} in {target}"
+            return f"choose {quoted(self.value, None)} in {target}"
         if self.action == "press":
-            return f"press {quoted(self.key, 40)}" + ("" if target == "the page" else f" in {target}")
+            return f"press {quoted(self.key, None)}" + ("" if target == "the page" else f" in {target}")
         if self.action in ("snapshot", "screenshot"):
             return f"read the page ({self.action})"
         return f"{self.action} {target}"

@@ -8,11 +8,12 @@ one action can never be spent on another. Deny, or no answer, stops the run.
 
 A replay offers its whole plan with its first gated step (DESIGN §3.5): the
 answer ``run`` covers exactly the listed steps of this replay, in order, each
-acted on as taught and within scope. Anything else asks again — a step found
-through a repair or a drifted match (``Action.planned`` false), a question
-with a reason of its own (outside the scope), a step again (a retry), an
-agent's own ``computer_act`` — and the grant ends with the replay: it is
-never saved, and the next run asks again.
+acted on as taught and within scope, each doing what its plan line showed.
+Anything else asks again — a step found through a repair or a drifted match
+(``Action.planned`` false), a step whose action, target, page or value is not
+the plan's (``Action.shown``), a question with a reason of its own (outside
+the scope), a step again (a retry), an agent's own ``computer_act`` — and the
+grant ends with the replay: it is never saved, and the next run asks again.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import json
 import re
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO, Protocol
 
 from teachd.errors import PolicyStop
@@ -39,6 +40,9 @@ class Action:
     step: int | None = None
     planned: bool = False  # this replay's plan step, found exactly as taught (a run grant may cover it)
     note: str = ""  # why a plan step is asked again (it drifted from what the plan showed)
+    # a plan step as it is about to run (its plan line, from what it will really do): a `run`
+    # answer covers it only when it is the line approved; kept out of the gate's log
+    shown: PlanStep | None = None
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,34 @@ def _origin(origin: str) -> str:
 
 def _secret(shown: str) -> str:
     return shown if _SECRET.fullmatch(shown) else quoted(shown, None)
+
+
+_PARTS = (("action", "the action"), ("target", "the target"), ("page", "the page"), ("value", "the value"))
+
+
+def _part(step: PlanStep, name: str) -> str:
+    v = getattr(step, name)
+    if v is None:
+        return "none"
+    if name == "value" and step.secret:
+        return _secret(v)  # by its name only (``[secret NAME]``): a plan line never holds a secret's value
+    return quoted(v, None)
+
+
+def difference(approved: PlanStep, now: PlanStep) -> str:
+    """What in a step about to run is not what its plan line showed ('' when
+    it is that line): each part that differs, both sides quoted whole."""
+    parts = [f"{words} is {_part(now, name)}, the plan showed {_part(approved, name)}"
+             for name, words in _PARTS
+             if getattr(now, name) != getattr(approved, name)
+             or (name == "value" and now.secret != approved.secret)]
+    if now.n != approved.n:
+        parts.insert(0, f"it is step {now.n}, the plan showed step {approved.n}")
+    return "; ".join(parts)
+
+
+def _logged(action: Action) -> dict[str, object]:
+    return {k: v for k, v in action.__dict__.items() if k != "shown"}
 
 
 @dataclass(frozen=True)
@@ -273,6 +305,17 @@ class Gate:
         """A replay begins (``plan``) or ends (None): a grant never outlives it."""
         self._plan, self._granted, self._covered = plan, None, 0
 
+    def _differs(self, action: Action) -> str:
+        """A plan step that says what it will do (``Action.shown``): how that
+        differs from the line of the plan approved (or offered) for it."""
+        plan = self._granted or self._plan
+        if plan is None or not action.planned or action.shown is None:
+            return ""
+        line = next((s for s in plan.steps if s.n == action.step), None)
+        if line is None:
+            return f"step {visible(action.step)} is not in the plan"
+        return difference(line, action.shown)
+
     def _grant_covers(self, action: Action) -> bool:
         plan = self._granted
         if plan is None or not action.planned or action.step is None or action.step <= self._covered:
@@ -300,6 +343,9 @@ class Gate:
 
     def check(self, action: Action, reason: str | None = None) -> None:
         """Return when the action may go ahead; raise PolicyStop otherwise."""
+        if differs := self._differs(action):  # not the step approved: it asks (once or deny), saying why
+            note = f"not as the plan showed it ({differs}): asked again, outside any approval of the run"
+            action = replace(action, planned=False, note=f"{action.note}; {note}" if action.note else note)
         skills = self.requiring(action.tool)
         if self._plan is not None and self._plan.slug in skills:
             skills = (self._plan.slug,)  # the skill this replay uses, not every one auto-loaded beside it
@@ -309,11 +355,11 @@ class Gate:
             elif self.run_setting == "ask" and action.tool not in self.saved_rules:
                 reason = "this run asks before every action"
             else:
-                self.log.append({"action": action.__dict__, "decision": "allowed without asking"})
+                self.log.append({"action": _logged(action), "decision": "allowed without asking"})
                 return
             if self._grant_covers(action):
                 self._covered = int(action.step or 0)
-                self.log.append({"action": action.__dict__, "skills": list(skills), "reason": reason,
+                self.log.append({"action": _logged(action), "skills": list(skills), "reason": reason,
                                  "decision": "allowed by this run's approval"})
                 return
         # The plan is offered once, with a plan step found as taught and no
@@ -325,7 +371,7 @@ class Gate:
         granted = answer.request_id == request.id and answer.allow
         whole = granted and answer.run and offer is not None
         decision = "allowed this run" if whole else "allowed once" if granted else "denied"
-        self.log.append({"action": action.__dict__, "skills": list(skills), "reason": reason,
+        self.log.append({"action": _logged(action), "skills": list(skills), "reason": reason,
                          "decision": decision})
         if not granted:
             why = f" ({answer.why})" if answer.why else ""

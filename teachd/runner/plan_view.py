@@ -10,7 +10,7 @@ is in its plan line, on the desktop too, so nothing acts that the plan hid."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from compiler.plan import PlanStep as CompiledStep
 from compiler.plan import Procedure
@@ -25,10 +25,16 @@ def _plain(text: str) -> str:
     return text.replace("**", "").replace("\\", "")
 
 
-def value_of(step: CompiledStep, proc: Procedure, params: Mapping[str, str]) -> str | None:
-    """What the step will type or choose, as the replay will; a secret as its name."""
+def value_of(step: CompiledStep, proc: Procedure, params: Mapping[str, str],
+             secret: Callable[[str], str] | None = None) -> str | None:
+    """What the step will type or choose — the one rule, for the plan a person
+    approves and for the replay that acts on it: this run's value of its
+    parameter, else the parameter's default; a choice with no parameter, the
+    option demonstrated; a key press, its keys. A secret by its name
+    (``[secret NAME]``), or, given ``secret`` (the replay, about to type it),
+    its value."""
     if step.secret:
-        return f"[secret {step.secret}]"
+        return secret(step.secret) if secret is not None else f"[secret {step.secret}]"
     if step.action in ("type", "os_type") or (step.action == "select" and step.param):
         name = step.param or ""
         if name in params:
@@ -43,17 +49,21 @@ def value_of(step: CompiledStep, proc: Procedure, params: Mapping[str, str]) -> 
     return None
 
 
+def plan_step(step: CompiledStep, proc: Procedure, params: Mapping[str, str],
+              start_url: str | None = None) -> PlanStep:
+    """One step as the plan shows it — and as the replay, about to act on it,
+    says what it will do, for the gate to hold against the approved plan."""
+    url = start_url if (step.n == 1 and step.action == "goto" and start_url) else step.url
+    target = url if step.action == "goto" else _plain(step.describe or "the target")
+    if step.action == "press" and not step.anchor:
+        target = "a key"
+    page = None if step.action == "goto" else (step.page or url)  # a goto's target is its page
+    verb = _VERBS.get(step.action, step.action)
+    if step.action == "check" and step.checked is False:
+        verb = "untick"
+    return PlanStep(step.n, verb, str(target or ""), page, value_of(step, proc, params), bool(step.secret))
+
+
 def plan_of(slug: str, proc: Procedure, params: Mapping[str, str], start_url: str | None = None) -> Plan:
-    steps = []
-    for step in proc.steps:
-        url = start_url if (step.n == 1 and step.action == "goto" and start_url) else step.url
-        target = url if step.action == "goto" else _plain(step.describe or "the target")
-        if step.action == "press" and not step.anchor:
-            target = "a key"
-        page = None if step.action == "goto" else (step.page or url)  # a goto's target is its page
-        verb = _VERBS.get(step.action, step.action)
-        if step.action == "check" and step.checked is False:
-            verb = "untick"
-        steps.append(PlanStep(step.n, verb, str(target or ""),
-                              page, value_of(step, proc, params), bool(step.secret)))
-    return Plan(slug, tuple(steps), tuple(proc.scope or ()))
+    return Plan(slug, tuple(plan_step(step, proc, params, start_url) for step in proc.steps),
+                tuple(proc.scope or ()))

@@ -11,6 +11,11 @@ invisible, bidi and wide blank characters are written as visible escapes.
 Outside an approval, a quote may be cut to a length (``quoted(value)``). In
 an approval — what a person allows — it never is (``quoted(value, None)``):
 the person approves the exact value that will be used.
+
+Inside a quote, a backslash and a ``⏎`` the value itself holds are escaped
+too (as ``\\\\`` and ``\\u23ce``), so text that merely looks like an escape
+— an agent typing ``\\u202e`` or ``⏎`` — never reads as one: each escape in a
+quote stands for exactly one character.
 """
 
 from __future__ import annotations
@@ -45,14 +50,21 @@ def escape(c: str) -> str:
     return f"\\u{n:04x}" if n <= 0xFFFF else f"\\U{n:08x}"
 
 
-def visible(value: object) -> str:
+def visible(value: object, literal: bool = False) -> str:
     """The text on one line, every character a person would miss or misread
     written as an escape (a line break as ``⏎``); nothing cut, no quotes added.
-    For a line that mixes teachd's words with someone else's (already quoted)."""
+    For a line that mixes teachd's words with someone else's (already quoted:
+    this leaves their escapes as they are). With ``literal`` (a raw value, as
+    :func:`quoted` shows it), a backslash and a ``⏎`` of the value's own are
+    escaped too, so no escape can be forged."""
     out = []
     for c in str(value):
         if c == "\n":
             out.append("⏎")
+        elif literal and c == "\\":
+            out.append("\\\\")
+        elif literal and c == "⏎":
+            out.append(escape(c))
         elif invisible(c):
             out.append(escape(c))
         else:
@@ -62,8 +74,9 @@ def visible(value: object) -> str:
 
 def quoted(value: object, limit: int | None = LIMIT) -> str:
     """``“value”``: one line, visible characters only, at most ``limit`` of
-    them; with ``limit`` None, the whole value (what an approval shows)."""
-    shown = visible(str(value).replace("“", '"').replace("”", '"'))
+    them; with ``limit`` None, the whole value (what an approval shows). A
+    backslash shows as ``\\\\``, a ``⏎`` the value holds as ``\\u23ce``."""
+    shown = visible(str(value).replace("“", '"').replace("”", '"'), literal=True)
     if limit is not None and len(shown) > limit:
         shown = shown[: limit - 1] + "…"
     return f"“{shown}”"

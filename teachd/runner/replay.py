@@ -28,7 +28,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from playwright.sync_api import Error as PlaywrightError
@@ -39,6 +39,7 @@ from compiler.plan import Anchor, Locator, PlanStep, Procedure
 from compiler.scope import in_scope, matches_pattern, url_pattern
 from teachd.errors import InvalidSkill, PolicyStop, TeachdError
 from teachd.runner.gate import Action, Gate, Plan
+from teachd.runner.gate import PlanStep as PlanLine
 from teachd.runner.guard import Layer, Stopped, element_location, focused_location, guard_for
 from teachd.runner.looks import BY_CSS, evaluate_each, look
 from teachd.runner.match import (
@@ -55,7 +56,7 @@ from teachd.runner.match import (
     words,
 )
 from teachd.runner.observe import StepObserver, crop, thumbnail
-from teachd.runner.plan_view import plan_of
+from teachd.runner.plan_view import plan_of, plan_step, value_of
 from teachd.runner.secrecy import MARK, Scrubber
 
 if TYPE_CHECKING:
@@ -695,14 +696,26 @@ class Replayer:
         raise Halt(plain(f"step {n}: {anchor.describe} — {choice.reason}; stopping rather than guessing"))
 
     # -- guards -------------------------------------------------------------
-    def _guard(self, n: int, what: str, url: str, planned: bool = True) -> None:
+    def _line(self, step: PlanStep, target: str | None = None, value: str | None = None) -> PlanLine:
+        """The step's plan line from what it is about to do (``target``,
+        ``value``: what this replay worked out itself — the URL it opens, the
+        keys it presses): the gate holds it against the line approved."""
+        line = plan_step(step, self.proc, self.params, self.start_url)
+        return replace(line, target=line.target if target is None else target,
+                       value=line.value if value is None else value)
+
+    def _guard(self, n: int, what: str, url: str, planned: bool = True, step: PlanStep | None = None,
+               target: str | None = None, value: str | None = None) -> None:
         """``planned``: the step is acted on as the plan lists it (a ``run``
-        answer may cover it); a drifted or repaired match is not."""
+        answer may cover it); a drifted or repaired match is not. ``step``:
+        the step about to act, so the gate compares what it will do with the
+        plan approved (``target``, ``value``: as this replay worked them out)."""
         outside = None if in_scope(url, self.proc.scope) else self._outside_words(url)
         asked, began = len(self.gate.log), time.monotonic()
         note = "" if planned else ("found, but not exactly as demonstrated (the page changed since): "
                                    "asked again, outside any approval of the whole run")
-        act = Action("computer_act", what, url, n, planned=planned and not outside, note=note)
+        line = self._line(step, target, value) if step is not None else None
+        act = Action("computer_act", what, url, n, planned=planned and not outside, note=note, shown=line)
         try:
             self.gate.guard(act, outside)
         finally:
@@ -746,12 +759,8 @@ class Replayer:
             raise Halt(f"step {n}: expected the page {pattern}, but it is {self.page.url}") from None
 
     def _value(self, step: PlanStep) -> str:
-        if step.secret:
-            return self.secret(step.secret)
-        name = step.param or ""
-        if name in self.params:
-            return self.params[name]
-        return str((self.proc.parameters.get(name) or {}).get("default", ""))
+        """What the step types or chooses: the plan's own rule (plan_view.value_of), a secret's value."""
+        return value_of(step, self.proc, self.params, self.secret) or ""
 
     # -- steps --------------------------------------------------------------
     def run(self, until: int | None = None) -> None:
@@ -865,14 +874,15 @@ class Replayer:
             url = self.start_url if (n == 1 and self.start_url) else str(step.url)
             if "[masked]" in url:
                 raise Halt(f"step {n}: the recorded address held a secret; cannot open it again")
-            self._guard(n, f"open {url}", url)
+            self._guard(n, f"open {url}", url, step=step, target=url)
             guard_for(self.context).permit(url)  # asked just now (if outside): not asked twice
             self.page.goto(url, wait_until="domcontentloaded")
             return []
         if action in ("os_click", "os_key", "os_type"):
             return self._desktop_step(step)
         if action == "press" and not step.anchor:
-            self._guard(n, f"press {step.key}", focused_location(self.page))  # the frame the keys go to
+            self._guard(n, f"press {step.key}", focused_location(self.page),  # the frame the keys go to
+                        step=step, value=self._keys(step))
             self.page.keyboard.press(self._keys(step))
             return []
         anchor = self.proc.anchors.get(step.anchor or "")
@@ -881,7 +891,7 @@ class Replayer:
         target, choice = self.resolve(n, anchor)
         # judged by the element's own frame: a cross-origin iframe on an in-scope page is not in scope
         self._guard(n, plain(f"{action} {step.describe or ''}".strip()), self._location(target),
-                    planned=self._as_taught)
+                    planned=self._as_taught, step=step)
         self._before(step, target)
         found = choice.candidate.found if choice.candidate is not None else {}
         # A click right after a field was filled, or one that submits, waits
@@ -921,7 +931,7 @@ class Replayer:
             if step.action == "os_key":
                 keys = keys_of(step.key, step.modifiers)
                 self.gate.guard(Action("computer_act", plain(f"press {keys} in {step.window or 'a window'}"),
-                                       where, n, planned=True), outside)
+                                       where, n, planned=True, shown=self._line(step)), outside)
                 actor.key(keys, title_pattern(step.window) if step.window else None)
                 via = ["keys"]
             elif anchor is not None and "widget" not in anchor and "picture" in anchor \
@@ -929,14 +939,15 @@ class Replayer:
                 # an app that names nothing to accessibility: its picture, unique or a halt
                 hit = actor.find_picture(anchor, self.step_timeout)
                 self.gate.guard(Action("computer_act", plain(f"click {step.describe or 'a place'}"), where, n,
-                                       planned=True), outside)
+                                       planned=True, shown=self._line(step)), outside)
                 via = ["picture", actor.click_picture(anchor, hit)]
             else:
                 assert anchor is not None
                 verb = "click" if step.action == "os_click" else "type into"
                 widget = actor.find(anchor, self.step_timeout)
                 what = plain(f"{verb} {step.describe or 'a widget'}")
-                self.gate.guard(Action("computer_act", what, where, n, planned=True), outside)
+                self.gate.guard(Action("computer_act", what, where, n, planned=True, shown=self._line(step)),
+                                outside)
                 if step.action == "os_click":
                     via = ["accessibility", actor.click(widget, (anchor.get("at") or {}).get("in"))]
                 else:

@@ -22,15 +22,17 @@ STEP_CLASS = {"ok": "ok", "halted": "bad", "running": "run", "skipped": "warn"}
 STEP_WORDS = {"ok": "done", "halted": "halted", "running": "now", "skipped": "skipped"}
 
 
-def shown(text: Any, limit: int = QUOTED_MAX) -> tuple[str, int]:
+def shown(text: Any, limit: int | None = QUOTED_MAX) -> tuple[str, int]:
     """Someone else's words (an agent's target, a URL) for a quote box: cut at
-    ``limit``, with every control, format (bidi overrides, zero-width) and
-    line-breaking character shown as ``\\u{…}`` — so an agent cannot write
-    text that reads as teachd's own, break out of the box or hide a part of
-    it. Returns the text and how many characters were cut."""
+    ``limit`` (with ``limit`` None, whole: what a plan shows, as the person
+    approves every value of it), with every control, format (bidi overrides,
+    zero-width), line-breaking and wide blank character shown as ``\\u{…}`` —
+    so an agent cannot write text that reads as teachd's own, break out of the
+    box or hide a part of it. Returns the text and how many characters were cut."""
     raw = str(text if text is not None else "")
-    out = "".join(f"\\u{{{ord(c):x}}}" if invisible(c) else c for c in raw[:limit])
-    return out, max(0, len(raw) - limit)
+    kept = raw if limit is None else raw[:limit]
+    out = "".join(f"\\u{{{ord(c):x}}}" if invisible(c) else c for c in kept)
+    return out, len(raw) - len(kept)
 
 
 def parameters_of(view: dict[str, Any]) -> list[dict[str, Any]]:
