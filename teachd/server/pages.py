@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -177,11 +178,20 @@ async def home(request: Request) -> Response:
 # -- skills ----------------------------------------------------------------------------------
 
 
+# Every page that reads a person's skills decrypts them: that work runs in a worker thread
+# (run_in_threadpool), never on the event loop, so one person's thousands of skills hold up no
+# one else's request (tests/security/test_listing_off_loop.py).
+
+
+def _skill_rows(d: Daemon) -> list[dict[str, Any]]:
+    health = ScheduleStore(d.store).health()
+    return [{"skill": s, "taught": s.current.metadata.get("metadata", {}).get("teachd-kind") == "taught",
+             "health": health.get(s.slug)} for s in d.store.all(shared=True)]
+
+
 async def skills_page(request: Request) -> HTMLResponse:
     d = daemon(request)
-    health = ScheduleStore(d.store).health()
-    rows = [{"skill": s, "taught": s.current.metadata.get("metadata", {}).get("teachd-kind") == "taught",
-             "health": health.get(s.slug)} for s in d.store.all(shared=True)]
+    rows = await run_in_threadpool(_skill_rows, d)
     from teachd.skills.templates import templates
 
     starters = [vars(t) for t in templates()]
@@ -191,7 +201,7 @@ async def skills_page(request: Request) -> HTMLResponse:
 
 async def skill_page(request: Request) -> HTMLResponse:
     d = daemon(request)
-    view = skill_view(d, d.store.get(request.path_params["slug"]))
+    view = await run_in_threadpool(lambda: skill_view(d, d.store.get(request.path_params["slug"])))
     meta = view["metadata"].get("metadata", {}) if isinstance(view["metadata"].get("metadata"), dict) else {}
     forced = views.secret_typing(view)
     context = {"view": view, "meta": meta, "parameters": views.parameters_of(view), "forced": forced,
@@ -215,13 +225,18 @@ def _use_only(d: Daemon) -> set[str]:
     return {s.slug for s in d.store.all(enabled_only=True, shared=True) if s.access == "use"}
 
 
-async def runs_page(request: Request) -> HTMLResponse:
-    d = daemon(request)
+def _runs_context(d: Daemon) -> tuple[list[Any], list[dict[str, Any]]]:
     usable = d.store.all(enabled_only=True, shared=True)
     use_only = {s.slug for s in usable if s.access == "use"}
     pending = d.approvals.pending()
     runs = [views.run_view(r, d.runs.feedback_given(r["run_id"]), use_only,
                            [p for p in pending if p["run_id"] == r["run_id"]]) for r in d.runs.recent()]
+    return usable, runs
+
+
+async def runs_page(request: Request) -> HTMLResponse:
+    d = daemon(request)
+    usable, runs = await run_in_threadpool(_runs_context, d)
     return render(request, "runs.html", {"runs": runs, "skills": usable}, active="/runs",
                   title="Runs", scripts=("params.js", "runs.js"))
 
@@ -230,11 +245,11 @@ async def run_page(request: Request) -> HTMLResponse:
     d = daemon(request)
     run_id = request.path_params["run_id"]
     try:
-        raw = runs_api.run_view(d, d.runs.one(run_id))  # what GET /api/runs/{id} answers
+        raw = await run_in_threadpool(lambda: runs_api.run_view(d, d.runs.one(run_id)))  # GET /api/runs/{id}'s
     except NotFound as exc:
         return render(request, "missing.html", {"what": "Run", "why": str(exc)}, active="/runs", title="Run",
                       status=404)
-    run = views.run_view(raw, raw.get("feedback") or {}, _use_only(d))
+    run = views.run_view(raw, raw.get("feedback") or {}, await run_in_threadpool(_use_only, d))
     return render(request, "run.html", {"run": run}, active="/runs", title=f"Run of {run.get('slug') or run_id}",
                   scripts=("runs.js", "run.js"), data={"run_id": run_id, "ended": run["ended"]},
                   part={"live": "_run_live.html"})
@@ -267,8 +282,8 @@ async def secret_page(request: Request) -> HTMLResponse:
 
 async def schedules_page(request: Request) -> HTMLResponse:
     d = daemon(request)
-    context = {"schedules": schedule_views(d), "skills": d.store.all(enabled_only=True),
-               "leading": d.schedules.leading}
+    context = await run_in_threadpool(lambda: {"schedules": schedule_views(d), "leading": d.schedules.leading,
+                                               "skills": d.store.all(enabled_only=True)})
     return render(request, "schedules.html", context, active="/schedules", title="Schedules",
                   scripts=("params.js", "schedules.js"))
 

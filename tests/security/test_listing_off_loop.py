@@ -106,8 +106,11 @@ def test_one_persons_listing_holds_up_no_one_else(home: Path, monkeypatch: pytes
         headers = {"Authorization": f"Bearer {alice}"}
         for path in ("/api/skills", "/api/manifest", "/api/skills/alice-001", "/api/skills/alice-001/load",
                      "/api/skills/alice-001/export", "/api/skills/alice-001/export?format=json",
-                     "/api/skills/alice-001/grants", "/api/approvals", "/api/schedules"):
-            assert client.get(path, headers=headers).status_code == 200, path
+                     "/api/skills/alice-001/grants", "/api/approvals", "/api/schedules",
+                     "/skills", "/skills/alice-001", "/runs", "/schedules", "/approvals"):
+            got = client.get(path, headers=headers)
+            assert got.status_code == 200, path
+            assert not path.startswith("/skills") or "alice 1" in got.text, path  # the page itself, not a shell
     assert watched == []  # nothing of anyone's was decrypted on the event loop
 
 
