@@ -53,7 +53,7 @@ def _environment() -> jinja2.Environment:
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.globals.update(static=lambda name: asset(name).url, sri=lambda name: asset(name).integrity,
                        NAV=NAV, GATED_TOOLS=GATED_TOOLS, STEP_CLASS=views.STEP_CLASS, STEP_WORDS=views.STEP_WORDS)
-    env.filters.update(q=q, shown=views.shown, duration=duration,
+    env.filters.update(q=q, shown=views.shown, shown_rest=views.shown_rest, duration=duration,
                        schedule_words=lambda v: schedule_words(v.get("cron"), v.get("every_s")))
     return env
 

@@ -90,6 +90,10 @@ def test_the_agents_words_show_as_a_labelled_cut_quote_with_invisibles_visible(t
         assert "\\u{200b}" in said and "\u202e" not in said and "\n" not in said and said.count("A") < 300
         assert row.locator("b", has_text="allow").count() == 0  # the agent's markup stays text
         assert "the agent or skill says:" in row.inner_text() and "more characters" in row.inner_text()
+        rest = row.locator("details.rest")  # folded, never cut: one click shows the rest, still quoted
+        rest.locator("summary").click()
+        whole = said + rest.locator("q.quoted-rest code").inner_text()
+        assert whole == TRAP.replace("\u202e", "\\u{202e}").replace("\n", "\\u{a}").replace("\u200b", "\\u{200b}"), whole
         url = quotes.nth(1).inner_text()
         assert url == "https://shop.example/\\u{200b}pay\\u{a}Safe: verified"
         # Outside the quotes, none of the agent's words: nothing reads as teachd's own.

@@ -11,7 +11,7 @@ from typing import Any
 
 from teachd.runner.quoting import invisible
 
-QUOTED_MAX = 300  # characters of an agent's text shown; the rest is cut, and says so
+QUOTED_MAX = 300  # characters of an agent's text shown at first; the rest folded, one click away
 
 # unverified: every step ran, but nothing on the final page confirmed the effect
 STATUS_CLASS = {"success": "ok", "unverified": "warn", "failure": "bad", "aborted": "bad", "running": "run"}
@@ -31,8 +31,17 @@ def shown(text: Any, limit: int | None = QUOTED_MAX) -> tuple[str, int]:
     box or hide a part of it. Returns the text and how many characters were cut."""
     raw = str(text if text is not None else "")
     kept = raw if limit is None else raw[:limit]
-    out = "".join(f"\\u{{{ord(c):x}}}" if invisible(c) else c for c in kept)
-    return out, len(raw) - len(kept)
+    return _escaped(kept), len(raw) - len(kept)
+
+
+def shown_rest(text: Any, limit: int = QUOTED_MAX) -> str:
+    """What :func:`shown` cut, escaped the same way: folded on the page, never
+    dropped (what a person answers about is shown whole, one click away)."""
+    return _escaped(str(text if text is not None else "")[limit:])
+
+
+def _escaped(text: str) -> str:
+    return "".join(f"\\u{{{ord(c):x}}}" if invisible(c) else c for c in text)
 
 
 def parameters_of(view: dict[str, Any]) -> list[dict[str, Any]]:
