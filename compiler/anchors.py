@@ -14,7 +14,6 @@ from compiler.names import describe, is_editable
 from compiler.plan import Anchor, Locator
 from compiler.secrets import MARK, mask_text, mask_url
 
-LADDER = ("test_id", "role", "label", "placeholder", "text", "id", "attr", "css", "xpath")
 _GENERATED = [
     re.compile(p)
     for p in (

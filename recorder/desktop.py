@@ -43,9 +43,8 @@ class WindowInfo:
     """Window titles and classes from the X server (python-xlib, pynput's backend)."""
 
     def __init__(self) -> None:
-        from Xlib import X, display
+        from Xlib import display
 
-        self._X = X
         self._d = display.Display()
         self._root = self._d.screen().root
         self._lock = threading.Lock()
@@ -113,7 +112,6 @@ class WindowInfo:
 class DesktopCapture:
     def __init__(self, writer: EventWriter, desktop: Any = None, windows: Any = None) -> None:
         self.writer = writer
-        self.skipped_browser = 0
         self._windows = windows if windows is not None else WindowInfo()  # the X server's, or a test's
         self._desktop = desktop  # recorder.a11y.Desktop, or None: crops and titles only
         self._a11y = threading.Lock()  # libatspi is asked from both listeners' threads
@@ -171,7 +169,6 @@ class DesktopCapture:
         except Exception:  # the window went away: still outside the browser
             win = Window("", "", None)
         if any(b in win.klass for b in BROWSER_CLASSES):
-            self.skipped_browser += 1
             return None
         return Window(mask_text(win.title)[0], win.klass, win.pid)
 

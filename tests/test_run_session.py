@@ -4,7 +4,7 @@ import pytest
 
 from teachd.errors import Conflict, NotFound, PolicyStop, UnsafePath
 from teachd.runner.gate import Action, DenyAll, Gate
-from teachd.runner.session import RunSession, mentions
+from teachd.runner.session import RunSession
 from teachd.skills.approval import Approval
 from teachd.store import SkillContent, SkillStore
 
@@ -65,6 +65,3 @@ def test_unloading_and_reloading_brings_the_gate_back(session: RunSession) -> No
         session.gate.check(Action("computer_act", "click"))
     assert session.versions() == {"taught-pay": 1}
 
-
-def test_dollar_mentions() -> None:
-    assert mentions("use $taught-pay then $plain-notes, not US$5 or $$x") == ["plain-notes", "taught-pay"]

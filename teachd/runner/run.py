@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
 
 
-STATUSES = ("success", "unverified", "failure", "aborted")
 UNVERIFIED = ("every step ran, but nothing on the final page could confirm the effect "
               "(no distinguishing address, no title, no typed value shown): unverified, check it yourself")
 
@@ -41,7 +40,7 @@ UNVERIFIED = ("every step ran, but nothing on the final page could confirm the e
 @dataclass
 class RunOutcome:
     run_id: str
-    status: str  # success | unverified | failure | aborted (see STATUSES)
+    status: str  # success | unverified | failure | aborted (the module's docstring says when)
     message: str
     steps: list[dict[str, Any]] = field(default_factory=list)
     skills: dict[str, int] = field(default_factory=dict)

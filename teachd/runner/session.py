@@ -1,9 +1,8 @@
 """What a run has loaded: the owner's enabled taught skills (or a profile's),
-skills loaded mid-run or named with ``$slug``, each bringing its gate."""
+skills loaded mid-run (load_skill, a prompt, a resource), each bringing its gate."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,12 +11,6 @@ from teachd.runner.gate import Gate
 from teachd.skills.paths import check_relpath
 from teachd.store import SkillStore
 from teachd.store.models import Skill
-
-MENTION = re.compile(r"(?<![\w$])\$([a-z0-9]+(?:-[a-z0-9]+)*)")
-
-
-def mentions(task: str) -> list[str]:
-    return sorted(set(MENTION.findall(task or "")))
 
 
 def manifest(store: SkillStore, profile: Sequence[str] | None) -> list[dict[str, str]]:

@@ -32,7 +32,6 @@ from teachd.runner.secrecy import without_secrets
 if TYPE_CHECKING:
     from teachd.config import Settings
 
-SECRET_TIMEOUT = 300.0  # seconds a request waits to be typed
 MAX_OPEN = 16  # open requests per person
 MAX_NAME = 64  # characters of a secret's name
 MAX_VALUE = 4096  # characters of a typed secret

@@ -11,7 +11,6 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 from compiler.skill import compile_recording
@@ -121,7 +120,3 @@ def teach(store: SkillStore, start: str, name: str = "Visit inside") -> str:
     compiled = compile_recording(rec)
     save_compiled(store, compiled, note="taught from a test recording")
     return compiled.slug
-
-
-def home_of(env: dict[str, str]) -> Path:
-    return Path(env["TEACHD_HOME"])
