@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import Locator
 
     from teachd.remote.egress import Resolver
+    from teachd.remote.proxy import Dial
     from teachd.skills.disk import DiskShelf, DiskSkill
 
 T = TypeVar("T")
@@ -527,7 +528,7 @@ def services_for(runs: RunStore, settings: Settings, *, profile: list[str] | Non
                  headless: bool | None = None, step_timeout: float = 10.0,
                  approval_timeout: float = 300.0, where: str = "",
                  secrets: SecretSource | None = None, queue: ApprovalQueue | None = None,
-                 owner: bool = True, resolver: Resolver | None = None,
+                 owner: bool = True, resolver: Resolver | None = None, dial: Dial | None = None,
                  disk: DiskShelf | None = None) -> Services:
     """A visible browser where there is a display (the person watches the
     agent act), headless where there is none or when asked. ``owner``: the
@@ -539,5 +540,5 @@ def services_for(runs: RunStore, settings: Settings, *, profile: list[str] | Non
     opts = RunOptions(headless=not shown, chromium=settings.chromium, display=settings.display,
                       environ=settings.environ, profile=profile, step_timeout=step_timeout)
     queue = queue or ApprovalQueue(runs.skills, approval_timeout)  # the daemon passes its own
-    who = Who(runs.owner, owner and settings.host_network, resolver)
+    who = Who(runs.owner, owner and settings.host_network, resolver, dial)
     return Services(runs, queue, settings, opts, where, secrets, who=who, disk=disk)

@@ -46,20 +46,29 @@ class Destinations:
         web = urls.parse_web(text)
         if web is None:
             return f"{url} is not an http(s) address"
-        host = web.hostname
+        why, _addresses = self.place(web.hostname, web.effective_port, web.origin)
+        return why
+
+    def place(self, host: str, port: int, named: str = "") -> tuple[str | None, list[str]]:
+        """Why ``host:port`` may not be reached (and no address), or None and
+        the addresses it was judged by — the ones to connect to (the proxy
+        connects to exactly these: no second lookup). ``named``: how the
+        refusal names it (an origin; ``host:port`` by default)."""
+        named = named or (f"[{host}]:{port}" if ":" in host else f"{host}:{port}")
         why = name_refusal(host)
         if why:
-            return f"{web.origin} is refused: {why}"
+            return f"{named} is refused: {why}", []
         literal = literal_ip(host)
         if literal is not None:
             why = refusal(literal)
-            return f"{web.origin} is refused: {why}" if why else None
-        for address in self._resolve(host, web.effective_port):
+            return (f"{named} is refused: {why}", []) if why else (None, [str(literal)])
+        addresses = self._resolve(host, port)
+        for address in addresses:
             ip = literal_ip(address)
             why = refusal(ip) if ip is not None else "not an address"
             if why:
-                return f"{web.origin} ({address}) is refused: {why}"
-        return None
+                return f"{named} ({address}) is refused: {why}", []
+        return None, addresses
 
     def _resolve(self, host: str, port: int) -> list[str]:
         key = (host, port)

@@ -21,7 +21,9 @@ browser for a run and fails on one that does not pass here.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -31,6 +33,8 @@ if TYPE_CHECKING:
     from teachd.config import Settings
     from teachd.remote.destinations import Destinations
     from teachd.remote.egress import Resolver
+    from teachd.remote.proxy import Dial
+    from teachd.runner.guard import RequestGuard
 
 log = logging.getLogger("teachd.runner.policy")
 NETWORK_RULE = "destinations: the daemon host's own network is its owner's"
@@ -44,7 +48,10 @@ class Who:
 
     person: str
     host_network: bool
-    resolver: Resolver | None = field(default=None, compare=False)  # names → addresses (tests inject one)
+    # the network as seen from here: names → addresses, and how an address is connected to
+    # (tests inject both: the public internet cannot exist here)
+    resolver: Resolver | None = field(default=None, compare=False)
+    dial: Dial | None = field(default=None, compare=False)
 
     @classmethod
     def of(cls, settings: Settings, person: str, resolver: Resolver | None = None) -> Who:
@@ -74,6 +81,7 @@ class RunPolicy:
 
             self._destinations = Destinations(who.resolver or SystemResolver())
         self.decisions: list[Decision] = []  # what the rule refused in this run, with the rule
+        self._guard: RequestGuard | None = None
 
     def network_refusal(self, url: str) -> str | None:
         """Why this run's browser may not reach ``url``; None when it may."""
@@ -87,10 +95,38 @@ class RunPolicy:
         log.info("run of %s: refused %s — %s", self.who.person, url, NETWORK_RULE)
         return why
 
+    @contextlib.contextmanager
+    def network(self) -> Iterator[list[str]]:
+        """Chromium's arguments for this run's browser, and what they need
+        running: for anyone but the owner, a proxy every connection goes
+        through (teachd.remote.proxy: what the request interception never
+        sees — a Worker's WebSocket, WebRTC — is judged there too)."""
+        if self._destinations is None:
+            yield []
+            return
+        from teachd.remote.proxy import GuardedProxy, chromium_args
+
+        proxy = GuardedProxy(self._destinations, self._refused_connection, self.who.dial)
+        try:
+            yield chromium_args(proxy.port)
+        finally:
+            proxy.close()
+
+    def _refused_connection(self, host: str, port: int, why: str) -> None:
+        """The proxy refused a connection: recorded, and the run told (it stops
+        at the step under way, saying so: the guard's list of what was stopped)."""
+        why = f"{why} (this browser runs on the daemon's host, not yours)"
+        self.decisions.append(Decision(NETWORK_RULE, f"{host}:{port}", why))
+        if self._guard is not None:
+            from teachd.runner.guard import Stopped
+
+            self._guard.stopped.append(Stopped(f"{host}:{port}", "a connection", why))
+
     def arm(self, context: BrowserContext) -> None:
         """Put the rule on the browser's request guard, before any page loads."""
         if self._destinations is None:
             return
         from teachd.runner.guard import Layer, guard_for
 
-        guard_for(context).add(Layer(self.network_refusal, navigations_only=False))
+        self._guard = guard_for(context)
+        self._guard.add(Layer(self.network_refusal, navigations_only=False))

@@ -816,6 +816,8 @@ class Replayer:
             if clean != str(exc):
                 raise Halt(clean) from None
             raise
+        if late := guard_for(self.context).take():  # the page's own doing after the last step
+            self.notes.append("stopped after the last step: " + "; ".join(s.describe() for s in late))
         self.notes = [self.scrubber.scrub(note) for note in self.notes]
 
     def browser_gone(self) -> bool:

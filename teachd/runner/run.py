@@ -120,12 +120,12 @@ def open_chromium(opts: RunOptions, policy: RunPolicy) -> Iterator[tuple[Browser
     from recorder.browser import chromium_path, launch_args
 
     exe = chromium_path(opts.chromium)
-    with sync_playwright() as pw:
+    with sync_playwright() as pw, policy.network() as network_args:
         # No TEACHD_SECRET_* in the browser's environment: secrets are typed, never inherited.
         base = without_secrets(opts.environ or os.environ)
         env: dict[str, str | float | bool] = {**base, **({"DISPLAY": opts.display} if opts.display else {})}
         browser = pw.chromium.launch(executable_path=exe, headless=opts.headless,
-                                     args=launch_args(None), env=env)
+                                     args=launch_args(None) + network_args, env=env)
         try:
             context = browser.new_context(viewport={"width": 1280, "height": 800})
             context.add_init_script(path=str(CAPTURE_JS))

@@ -19,8 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
+import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client
@@ -46,6 +49,107 @@ class Names:
         if host not in self.answers:
             raise Unavailable(f"cannot resolve {host}")
         return self.answers[host]
+
+
+PUBLIC_ADDRESS = "93.184.216.34"
+
+
+class Internet:
+    """The public internet as this machine cannot have it: PUBLIC (and any
+    other name, as Chromium's own background traffic asks) resolves to a
+    public address; only PUBLIC's is reachable, and it leads to the loopback
+    site standing in for it. Nothing else connects. ``intranet.example`` is a
+    name whose answer is a private address."""
+
+    def resolve(self, host: str, port: int) -> list[str]:
+        return {PUBLIC: [PUBLIC_ADDRESS], "intranet.example": ["10.0.0.7"]}.get(host, ["8.8.4.4"])
+
+    @staticmethod
+    def dial(address: str, port: int) -> socket.socket:
+        if address != PUBLIC_ADDRESS:
+            raise OSError(f"no route to {address} from here")
+        return socket.create_connection(("127.0.0.1", port), timeout=10)
+
+
+class Listener:
+    """An internal service on the daemon's loopback that logs the first bytes
+    of every TCP connection and UDP datagram it receives (a WebSocket
+    handshake, a TURN allocation, a STUN binding): where an attack would land."""
+
+    def __init__(self) -> None:
+        self.tcp = socket.create_server(("127.0.0.1", 0))
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.bind(("127.0.0.1", 0))
+        self.port, self.udp_port = self.tcp.getsockname()[1], self.udp.getsockname()[1]
+        self.log: list[bytes] = []
+        threading.Thread(target=self._tcp, daemon=True).start()
+        threading.Thread(target=self._udp, daemon=True).start()
+
+    def _tcp(self) -> None:
+        while True:
+            try:
+                conn, _ = self.tcp.accept()
+            except OSError:
+                return
+            conn.settimeout(3)
+            with contextlib.suppress(OSError):
+                self.log.append(b"tcp:" + conn.recv(2000))
+            conn.close()
+
+    def _udp(self) -> None:
+        while True:
+            try:
+                self.log.append(b"udp:" + self.udp.recvfrom(2000)[0])
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self.tcp.close()
+        self.udp.close()
+
+
+def attack_page(listener: Listener) -> dict[str, tuple[str, str]]:
+    """A public page whose Worker (and a blob: Worker) opens a WebSocket to the
+    internal service, and whose WebRTC asks a TURN (TCP) and a STUN (UDP)
+    server there: what Chromium's request interception does not see."""
+    target = f"127.0.0.1:{listener.port}"
+    worker = f"const w = new WebSocket('ws://{target}/from-a-worker'); w.onopen = () => w.send('hello');"
+    page = f"""<!doctype html><title>Public</title><h1>Public</h1><script>
+new Worker('/w.js');
+new Worker(URL.createObjectURL(new Blob([{worker!r}], {{type: 'text/javascript'}})));
+const pc = new RTCPeerConnection({{iceServers: [
+  {{urls: 'turn:{target}?transport=tcp', username: 'u', credential: 'c'}},
+  {{urls: 'stun:127.0.0.1:{listener.udp_port}'}}]}});
+pc.createDataChannel('x'); pc.createOffer().then(o => pc.setLocalDescription(o));
+</script>"""
+    return {"/attack": ("text/html", page), "/w.js": ("text/javascript", worker)}
+
+
+@contextlib.contextmanager
+def public_site(pages: dict[str, tuple[str, str]]) -> Iterator[int]:
+    """The public page's server (on loopback, reached as PUBLIC through Internet); its port."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            kind, body = pages.get(self.path.split("?")[0], ("text/plain", "not found"))
+            data = body.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield int(server.server_address[1])
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.fixture
@@ -78,8 +182,7 @@ async def session(env: dict[str, str], person: Person, *, owner: bool) -> AsyncI
     settings = settings_of(env)
     store = open_store(settings) if owner else bob_store(env)
     server = TeachdMCP(services_for(RunStore(store), settings, headless=True, step_timeout=3,
-                                    approval_timeout=20, owner=owner,
-                                    resolver=Names({PUBLIC: ["93.184.216.34"]})))
+                                    approval_timeout=20, owner=owner, resolver=Internet(), dial=Internet.dial))
     try:
         async with Client(server, mode="legacy", elicitation_callback=person) as client:
             yield client
@@ -136,6 +239,30 @@ def test_a_public_page_of_bobs_skill_cannot_pull_local_subresources_frames_or_re
     assert clicked[0] and "refused" in clicked[1], clicked
     assert internal.log == []  # nothing — not the image, the frame, the fetch, the redirect, the link
     assert {"/subresources", "/redirect-away", "/links"} <= set(inside.paths())
+
+
+def test_a_workers_websocket_and_webrtc_reach_nothing_on_the_daemons_loopback(env: dict[str, str],
+                                                                           tmp_path: Path) -> None:
+    """What the request interception never sees goes through the run's proxy
+    (teachd.remote.proxy): a dedicated Worker's WebSocket, a blob: Worker's,
+    WebRTC's TURN over TCP and STUN over UDP — found by an attack, refused now.
+    (Chromium's host rules reach the page even without the proxy, so the
+    test would see the attack land if the proxy were gone.)"""
+    env = {**env, "TEACHD_CHROMIUM": public_chromium(tmp_path)}
+    listener = Listener()
+    try:
+        with public_site(attack_page(listener)) as port:
+            async def go() -> tuple[bool, str]:
+                async with session(env, Person(default="accept"), owner=False) as client:
+                    done = await act(client, action="goto", url=f"http://{PUBLIC}:{port}/attack")
+                    await asyncio.sleep(4)  # the Workers and ICE have their time
+                    await act(client, action="snapshot")
+                    return done
+
+            asyncio.run(go())
+    finally:
+        listener.close()
+    assert listener.log == []
 
 
 def test_the_owner_on_the_same_page_does_reach_it(env: dict[str, str], sites: tuple[Site, Site]) -> None:

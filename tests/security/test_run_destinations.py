@@ -223,3 +223,47 @@ def test_a_person_is_held_to_public_places_by_the_settings_every_path_builds_fro
         assert policy.network_refusal(url) is not None, url
     assert [d.url for d in policy.decisions][:1] == ["http://127.0.0.1:9/"]
     assert RunPolicy(Who.of(owner, "alice")).network_refusal("http://127.0.0.1:9/") is None
+
+
+def test_a_replays_workers_and_webrtc_reach_nothing_on_the_daemons_loopback(tmp_path: Path) -> None:
+    """The replay's browser (the Runs page, schedules, Run again: ``run_skill``
+    with another person's settings, as ``run_on_the_page`` builds it) holds
+    what its request interception never sees to the same rule: a Worker's
+    WebSocket and WebRTC go through the run's proxy, and are refused there;
+    the run says so."""
+    from teachd.runner.gate import Answer
+    from teachd.runner.policy import Who
+    from teachd.runner.run import RunOptions, run_skill
+    from teachd.server.secrets import person_settings
+    from teachd.store.runs import RunStore
+    from tests.security.test_agent_browser_destinations import (
+        PUBLIC,
+        Internet,
+        Listener,
+        attack_page,
+        public_chromium,
+        public_site,
+    )
+    from tests.security.webs import teach
+
+    class Yes:
+        def ask(self, request: Any) -> Answer:
+            return Answer(request.id, True)
+
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    owners = Settings(home=home, owner="alice", chromium=public_chromium(tmp_path))
+    bob = open_store(owners).as_person("bob")
+    settings = person_settings(owners)  # what the daemon gives anyone but its owner
+    listener = Listener()
+    try:
+        with public_site(attack_page(listener)) as port:
+            slug = teach(bob, f"http://{PUBLIC}:{port}/attack")
+            opts = RunOptions(headless=True, chromium=settings.chromium, environ=settings.environ)
+            outcome = run_skill(RunStore(bob), frozenset(), slug, Yes(), lambda _name: "", opts,
+                                Who("bob", settings.host_network, Internet(), Internet.dial))
+            time.sleep(2)  # anything late would have landed by now
+    finally:
+        listener.close()
+    assert listener.log == []
+    assert "refused" in outcome.message, outcome.message
