@@ -50,6 +50,9 @@ class Settings:
     # (and the local user's): another person's settings say no (teachd.server.secrets.person_settings),
     # and every browser a run opens holds to it (teachd.runner.policy)
     host_network: bool = True
+    # config.yaml team_origins: places on the daemon host's network the owner lets every person's
+    # runs reach (a team's own app beside the daemon); nothing else local is theirs
+    team_origins: frozenset[str] = frozenset()
 
     def secret_from_env(self, name: str) -> tuple[str, str | None]:
         """(variable name, value) of ``TEACHD_SECRET_<NAME>``."""
@@ -86,6 +89,7 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
         profiles={str(k): tuple(str(s) for s in (v or [])) for k, v in (conf.get("profiles") or {}).items()},
         key_env=env.get("TEACHD_KEY") or None,
         retention_days=_days(conf.get("retention_days", 14)),
+        team_origins=_origins(conf.get("team_origins")),
         **_skills_switches(conf.get("skills")),
         chromium=env.get("TEACHD_CHROMIUM") or None,
         display=env.get("DISPLAY") or None,
@@ -112,6 +116,23 @@ def _skills_switches(section: Any) -> dict[str, Any]:
             raise BadInput(f"config.yaml: skills.{provider} takes user: and project: true/false")
         levels[str(provider)] = dict(switches)
     return {"skills_enabled": enabled, "skill_levels": levels, "skill_commands": commands}
+
+
+def _origins(value: Any) -> frozenset[str]:
+    """config.yaml ``team_origins``: a list of http(s) origins, read as the browser reads them."""
+    from compiler.scope import origin_of
+
+    if value is None:
+        return frozenset()
+    if not isinstance(value, list):
+        raise BadInput("config.yaml team_origins must be a list of http(s) origins")
+    out = set()
+    for item in value:
+        origin = origin_of(str(item)) if str(item).startswith(("http://", "https://")) else None
+        if origin is None:
+            raise BadInput(f"config.yaml team_origins: {item!r} is not an http(s) origin")
+        out.add(origin)
+    return frozenset(out)
 
 
 def _days(value: Any) -> float:

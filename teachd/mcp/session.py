@@ -540,5 +540,5 @@ def services_for(runs: RunStore, settings: Settings, *, profile: list[str] | Non
     opts = RunOptions(headless=not shown, chromium=settings.chromium, display=settings.display,
                       environ=settings.environ, profile=profile, step_timeout=step_timeout)
     queue = queue or ApprovalQueue(runs.skills, approval_timeout)  # the daemon passes its own
-    who = Who(runs.owner, owner and settings.host_network, resolver, dial)
+    who = Who(runs.owner, owner and settings.host_network, resolver, dial, settings.team_origins)
     return Services(runs, queue, settings, opts, where, secrets, who=who, disk=disk)

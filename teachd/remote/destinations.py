@@ -34,7 +34,9 @@ class Destinations:
     """The network rule of a person's (not the owner's) agent browser."""
 
     resolver: Resolver = field(default_factory=SystemResolver)
+    allowed: frozenset[str] = frozenset()  # origins the daemon's owner lets everyone reach (team_origins)
     _answers: dict[tuple[str, int], list[str]] = field(default_factory=dict)
+    _nowhere: set[tuple[str, int]] = field(default_factory=set)  # names that resolved to nothing
 
     def refusal(self, url: str) -> str | None:
         """Why the browser may not reach ``url``; None when it may."""
@@ -46,6 +48,8 @@ class Destinations:
         web = urls.parse_web(text)
         if web is None:
             return f"{url} is not an http(s) address"
+        if web.origin in self.allowed:
+            return None
         why, _addresses = self.place(web.hostname, web.effective_port, web.origin)
         return why
 
@@ -55,6 +59,9 @@ class Destinations:
         connects to exactly these: no second lookup). ``named``: how the
         refusal names it (an origin; ``host:port`` by default)."""
         named = named or (f"[{host}]:{port}" if ":" in host else f"{host}:{port}")
+        if self._allowed_place(host, port):
+            literal = literal_ip(host)
+            return None, [str(literal)] if literal is not None else self._resolve(host, port)
         why = name_refusal(host)
         if why:
             return f"{named} is refused: {why}", []
@@ -70,6 +77,14 @@ class Destinations:
                 return f"{named} ({address}) is refused: {why}", []
         return None, addresses
 
+    def _allowed_place(self, host: str, port: int) -> bool:
+        """``host:port`` is one of the allowed origins' (a proxy's CONNECT names no scheme)."""
+        for origin in self.allowed:
+            web = urls.parse_web(origin)
+            if web is not None and (web.hostname, web.effective_port) == (host.lower(), port):
+                return True
+        return False
+
     def _resolve(self, host: str, port: int) -> list[str]:
         key = (host, port)
         if key not in self._answers:
@@ -77,4 +92,9 @@ class Destinations:
                 self._answers[key] = self.resolver.resolve(host, port) or ["0.0.0.0"]
             except TeachdError:
                 self._answers[key] = ["0.0.0.0"]  # unresolvable: refused as nowhere
+                self._nowhere.add(key)
         return self._answers[key]
+
+    def nowhere(self, host: str, port: int) -> bool:
+        """``host`` names no address at all (refused, but nothing there could have been reached)."""
+        return (host, port) in self._nowhere

@@ -35,7 +35,7 @@ from teachd.remote.destinations import Destinations
 
 log = logging.getLogger("teachd.remote.proxy")
 Dial = Callable[[str, int], socket.socket]  # (address, port) → a connected socket
-Refused = Callable[[str, int, str], None]  # (host, port, why)
+Refused = Callable[[str, int, str], None]  # (host, port, why): a place that exists, refused
 
 HEAD_MAX = 64 * 1024  # a request head larger than this is refused
 IDLE = 300.0  # seconds a relayed connection may be silent both ways (a WebSocket's pings come sooner)
@@ -121,9 +121,11 @@ class GuardedProxy:
         """The upstream connection, to an address the rule accepted; None (and a 403) when refused."""
         with self._lock:
             why, addresses = self.destinations.place(host, port)
+            nowhere = self.destinations.nowhere(host, port)
         if why is not None:
             log.info("refused a connection to %s:%d — %s", host, port, why)
-            self.refused(host, port, why)
+            if not nowhere:  # a name that resolves to nothing reached nothing: Chromium's own
+                self.refused(host, port, why)  # background calls on a machine without DNS, say
             _answer(client, 403, "Forbidden")
             return None
         for address in addresses:

@@ -52,11 +52,13 @@ class Who:
     # (tests inject both: the public internet cannot exist here)
     resolver: Resolver | None = field(default=None, compare=False)
     dial: Dial | None = field(default=None, compare=False)
+    # local origins the daemon's owner lets every person reach (config.yaml team_origins)
+    allowed: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, settings: Settings, person: str, resolver: Resolver | None = None) -> Who:
         """``person``'s runs under ``settings`` (another person's are ``person_settings``)."""
-        return cls(person, settings.host_network, resolver)
+        return cls(person, settings.host_network, resolver, allowed=settings.team_origins)
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ class RunPolicy:
             from teachd.remote.destinations import Destinations
             from teachd.remote.egress import SystemResolver
 
-            self._destinations = Destinations(who.resolver or SystemResolver())
+            self._destinations = Destinations(who.resolver or SystemResolver(), who.allowed)
         self.decisions: list[Decision] = []  # what the rule refused in this run, with the rule
         self._guard: RequestGuard | None = None
 

@@ -44,9 +44,14 @@ def engine(request: pytest.FixtureRequest) -> str:
 def _daemon_env(taught: tuple[dict[str, str], int], request: pytest.FixtureRequest, engine: str,
                 trap: Trap) -> tuple[dict[str, str], str]:
     """alice's daemon environment (her secret in it), and bob's token; bob's
-    skill aimed at ``trap``, on the engine asked for."""
+    skill aimed at ``trap``, on the engine asked for. Both apps run on the
+    daemon's loopback, which is alice's network: she lets her team reach
+    them (config.yaml ``team_origins``), or bob's runs would be stopped
+    before any secret is asked."""
     env, port = taught
     env = {**env, "TEACHD_SECRET_PASSWORD": PASSWORD}
+    (Path(env["TEACHD_HOME"]) / "config.yaml").write_text(
+        f"team_origins:\n  - http://127.0.0.1:{port}\n  - http://127.0.0.1:{trap.port}\n", encoding="utf-8")
     if engine == "postgresql":
         env["TEACHD_DB_URL"] = request.getfixturevalue("postgres_url")
         sqlite = open_store(settings_from_env({k: v for k, v in env.items() if k != "TEACHD_DB_URL"}))
@@ -86,7 +91,8 @@ def test_bobs_run_through_the_runs_api_never_gets_the_owners_secret(taught, requ
                              "bob's secret page to ask")
                     assert PASSWORD not in trap.received()
                     asked = bob_at_his_pages.secrets_asked
-                    assert [a["name"] for a in asked] == ["password"] and asked[0]["skills"] == [SLUG]
+                    assert [a["name"] for a in asked] == ["password"] and asked[0]["skills"] == [SLUG], \
+                        _finished_run(bob).get("message")
                     assert alice_at_hers.secrets_asked == []
                     assert "password=" not in trap.received()  # nothing was submitted to bob's page
                     bob_at_his_pages.value = BOBS_OWN  # bob types his own: that is what his page gets
