@@ -128,7 +128,7 @@ def _origins(value: Any) -> frozenset[str]:
         raise BadInput("config.yaml team_origins must be a list of http(s) origins")
     out = set()
     for item in value:
-        origin = origin_of(str(item)) if str(item).startswith(("http://", "https://")) else None
+        origin = origin_of(str(item)) if str(item).lower().startswith(("http://", "https://")) else None
         if origin is None:
             raise BadInput(f"config.yaml team_origins: {item!r} is not an http(s) origin")
         out.add(origin)

@@ -268,3 +268,36 @@ def test_a_replays_workers_and_webrtc_reach_nothing_on_the_daemons_loopback(tmp_
     finally:
         listener.close()
     assert listener.log == [], outcome.message
+
+
+def test_team_origins_are_the_owners_choice_and_nothing_else_local_passes(tmp_path: Path) -> None:
+    """config.yaml ``team_origins``: the places on the host's network the owner
+    lets every person reach — read as the browser reads them, and held by
+    host and port (what a proxy's ``CONNECT`` names: the same listening
+    service whatever the scheme); a neighbour port, another spelling of
+    loopback, or anything that is not an origin stays refused or is refused
+    in one line."""
+    from teachd.config import settings_from_env
+    from teachd.errors import BadInput
+    from teachd.runner.policy import RunPolicy, Who
+    from teachd.server.secrets import person_settings
+
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    (home / "config.yaml").write_text("team_origins:\n  - HTTP://127.0.0.1:8080/some/path\n", encoding="utf-8")
+    owners = settings_from_env({"TEACHD_HOME": str(home), "TEACHD_OWNER": "alice"})
+    assert owners.team_origins == frozenset({"http://127.0.0.1:8080"})
+    policy = RunPolicy(Who.of(person_settings(owners), "bob"))
+    assert policy.network_refusal("http://127.0.0.1:8080/anything") is None
+    for url in ("http://127.0.0.1:8081/", "http://localhost:8080/", "http://[::1]:8080/", "http://127.0.0.2:8080/"):
+        assert policy.network_refusal(url) is not None, url
+    from teachd.remote.destinations import Destinations
+
+    team = Destinations(allowed=owners.team_origins)
+    assert team.place("127.0.0.1", 8080) == (None, ["127.0.0.1"])  # a proxy's CONNECT to it
+    assert team.place("127.0.0.1", 8081)[0] is not None
+    for bad in ("- file:///etc/passwd", "- javascript:alert(1)", "http://127.0.0.1:8080"):
+        (home / "config.yaml").write_text(f"team_origins:\n  {bad}\n" if bad.startswith("-") else
+                                          f"team_origins: {bad}\n", encoding="utf-8")
+        with pytest.raises(BadInput, match="team_origins"):
+            settings_from_env({"TEACHD_HOME": str(home), "TEACHD_OWNER": "alice"})
