@@ -17,7 +17,7 @@ NPM_DEB := npm
 # what pip needs to build PyGObject (the desktop extra)
 BUILD_DEBS := pkg-config libgirepository1.0-dev libcairo2-dev
 
-.PHONY: test lint venv debs print-debs demo wheel-demo test-under-load
+.PHONY: test test-fast lint venv debs print-debs demo wheel-demo test-under-load
 
 $(BIN)/.installed: pyproject.toml
 	./scripts/ensure-debs $(BUILD_DEBS)
@@ -50,6 +50,12 @@ test: venv debs
 	  wait $$apps || { cat build/real-apps.log; exit 1; }; \
 	  wait $$inspector || { cat build/inspector.log; exit 1; }; exit $$lint
 	$(BIN)/python -m pytest -q -n 2 --durations=30
+
+#   make test-fast   the inner loop (about a minute): ruff, then every test that needs no browser, daemon,
+#                    child process, desktop, PostgreSQL or real app (markers: tests/conftest.py)
+test-fast: venv
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q -n 2 -m "not (e2e or realapps or desktop or postgres)"
 
 #   make test-under-load   `make test` LOAD_RUNS times in a row (3) while Debian's `stress --cpu 2`
 #                          keeps both cores busy beside it: the suite must not depend on a quiet machine

@@ -212,3 +212,43 @@ def browser():
         b = pw.chromium.launch(executable_path=chromium_path(None), args=launch_args(None))
         yield b
         b.close()
+
+
+# -- markers: what a test needs, so `make test-fast` can leave the heavy ones out --------------------
+# A test is marked by what it uses (its fixtures) and by what its module starts: e2e (a browser, a
+# daemon, a child process), desktop (Xvfb, an accessibility bus, desktop apps), postgres (the
+# throwaway cluster), realapps (Django and Wagtail in their own environments). Every test still
+# runs in `make test`; `make test-fast` runs those with none of them.
+_E2E_FIXTURES = {"browser", "pw", "taught", "taught_sample", "display", "cli_process", "cli_env_runner"}
+_E2E_SOURCE = ("sync_playwright", "serve(", "daemon(", "subprocess", "Popen", "TeachdMCP(", "two_sites",
+               "teach_sample", "SampleApp", "open_chromium", "run_skill")
+
+
+def _module_needs(path: Path, cache: dict[Path, set[str]] = {}) -> set[str]:  # noqa: B006 — a memo
+    if path not in cache:
+        text = path.read_text(encoding="utf-8")
+        name = path.name
+        needs = set()
+        if any(s in text for s in _E2E_SOURCE):
+            needs.add("e2e")
+        if name.startswith("test_desktop") or "a11y_session" in text or "xvfb" in text:
+            needs.add("desktop")
+        if name in ("test_real_app.py", "test_real_cms.py"):
+            needs.add("realapps")
+        cache[path] = needs
+    return cache[path]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        needs = set(_module_needs(Path(str(item.fspath))))
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & _E2E_FIXTURES:
+            needs.add("e2e")
+        if fixtures & {"desk"}:
+            needs.add("desktop")
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if fixtures & {"postgres_url", "postgres_server"} or "postgresql" in params.values():
+            needs.add("postgres")
+        for mark in sorted(needs):
+            item.add_marker(getattr(pytest.mark, mark))
