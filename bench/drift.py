@@ -17,7 +17,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from teachd.demo.sampleapp import SampleApp, Variant  # noqa: E402
-from teachd.demo.sampleapp.drift import EXPECTED, judge, replay_cli, table, teach_task, teachd_env  # noqa: E402
+from teachd.demo.sampleapp.judge import judge, teachd_env  # noqa: E402
+from tests.drift_suite import EXPECTED, replay_cli, table, teach_task  # noqa: E402
 
 PASSWORD = "bench-drift-Pw-1"
 
@@ -39,7 +40,7 @@ def main() -> int:
             seconds = time.monotonic() - t0
             verdict = judge(out.get("status", ""), app.state)
         halted = next((s for s in out.get("steps", []) if s["status"] == "halted"), None)
-        rows.append({"variant": name, **verdict.as_row(),
+        rows.append({"variant": name, "verdict": verdict.verdict, "wrong": verdict.wrong,
                      "halted_at": f"step {halted['n']}" if halted else None})
         wrong = "; ".join(verdict.wrong)
         print(f"{name:<18} {verdict.verdict:<7} {seconds:5.1f} s  {wrong}", file=sys.stderr)

@@ -31,12 +31,13 @@ from compiler.plan import Procedure  # noqa: E402
 from recorder.browser import CAPTURE_JS, chromium_path, launch_args  # noqa: E402
 from teachd.config import Settings  # noqa: E402
 from teachd.demo.sampleapp import SampleApp  # noqa: E402
-from teachd.demo.sampleapp.drift import SLUG, teach_task  # noqa: E402
+from teachd.demo.sampleapp.judge import SLUG  # noqa: E402
 from teachd.demo.sampleapp.script import FORM, GROUP, NOTE  # noqa: E402
 from teachd.demo.sampleapp.server import USER  # noqa: E402
 from teachd.runner.gate import Answer, Gate, Request  # noqa: E402
 from teachd.runner.replay import Replayer  # noqa: E402
 from teachd.store import open_store  # noqa: E402
+from tests.drift_suite import teach_task  # noqa: E402
 
 PASSWORD = "bench-speed-Pw-1"
 

@@ -21,18 +21,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.peers import PEERS, replay_peer  # noqa: E402
-from teachd.demo.sampleapp.drift import (  # noqa: E402
+from teachd.demo.sampleapp.judge import RIGHT, WRONG, Judgement, teachd_env  # noqa: E402
+from tests.drift_suite import (  # noqa: E402
     POSTS_DESCRIBED,
     POSTS_EXPECTED,
     POSTS_SLUG,
-    RIGHT,
-    WRONG,
-    Judgement,
     judge_posts,
     posts_app,
     replay_cli,
     teach_posts_task,
-    teachd_env,
 )
 
 PASSWORD = "bench-posts-Pw-1"

@@ -18,11 +18,17 @@ from teachd.demo.xvfb import xvfb
 from teachd.teach.process import TeachProcess, free_port
 from tests.programs import need
 
-__all__ = ["BarProbe", "DesktopSession", "Teach", "a11y_session", "connect", "free_port", "recording_on",
+__all__ = ["BarProbe", "DesktopSession", "Teach", "a11y_session", "connect", "free_port", "kill9", "recording_on",
            "save_a_note", "screen_point", "to_screen", "xdo", "xvfb_display"]
 
 
 xvfb_display = xvfb
+
+
+def kill9(teach: TeachProcess) -> None:
+    """The recorder killed outright (SIGKILL to its process group): what a crash looks like."""
+    os.killpg(teach.proc.pid, signal.SIGKILL)
+    teach.proc.wait(10)
 
 
 def xdo(display: str, *args: str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from teachd.demo.sampleapp.drift import POSTS_SLUG, Taught, replay_cli, teach_posts_task
+from tests.drift_suite import POSTS_SLUG, Taught, replay_cli, teach_posts_task
 from tests.sample_task import APPROVE_ALL, PASSWORD, copy_home, teach_sample
 
 __all__ = ["PASSWORD", "POSTS_SLUG", "copy_home", "replay_posts", "teach_posts"]

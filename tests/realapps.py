@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from teachd.demo.sampleapp.drift import teachd_env
+from teachd.demo.sampleapp.judge import teachd_env
 from teachd.teach.process import free_port
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from teachd.demo.sampleapp import SampleApp, Variant
-from teachd.demo.sampleapp.drift import EXPECTED, RIGHT, judge
+from teachd.demo.sampleapp.judge import RIGHT, judge
+from tests.drift_suite import EXPECTED
 from tests.sample_task import PASSWORD, SLUG, replay
 
 

@@ -260,7 +260,7 @@ def test_a_disk_that_fills_during_a_recording_stops_it_in_one_line_and_keeps_it_
     line; with room again the recording compiles."""
     from playwright.sync_api import sync_playwright
 
-    from teachd.demo.sampleapp.drift import teachd_env
+    from teachd.demo.sampleapp.judge import teachd_env
     from teachd.teach.process import TeachProcess
     from tests.desktop import free_port
 

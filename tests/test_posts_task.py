@@ -15,16 +15,9 @@ from pathlib import Path
 import pytest
 
 from teachd.demo.sampleapp import PostsVariant, SampleApp
-from teachd.demo.sampleapp.drift import (
-    HALTED,
-    POSTS_EXPECTED,
-    POSTS_SLUG,
-    RIGHT,
-    WRONG,
-    judge_posts,
-    posts_app,
-)
+from teachd.demo.sampleapp.judge import HALTED, RIGHT, WRONG
 from teachd.demo.sampleapp.server import USER, VENDOR
+from tests.drift_suite import POSTS_EXPECTED, POSTS_SLUG, judge_posts, posts_app
 from tests.posts_task import PASSWORD, copy_home, replay_posts, teach_posts
 
 

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from teachd.demo.sampleapp.drift import replay_cli, teachd_env
+from teachd.demo.sampleapp.judge import teachd_env
 from tests.conftest import all_bytes_under
 from tests.desktop import Teach
+from tests.drift_suite import replay_cli
 from tests.realapps import Served, manage, serve, venv_python, version_of
 
 ADMIN_PASSWORD = "Dj4ngo-admin-S3cret"

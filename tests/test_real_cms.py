@@ -28,9 +28,10 @@ from typing import Any
 
 import pytest
 
-from teachd.demo.sampleapp.drift import replay_cli, teachd_env
+from teachd.demo.sampleapp.judge import teachd_env
 from tests.conftest import all_bytes_under
 from tests.desktop import Teach, free_port
+from tests.drift_suite import replay_cli
 from tests.realapps import Served, cached_site, manage, serve, venv_python, version_of
 
 ADMIN_PASSWORD = "W4gtail-admin-S3cret"

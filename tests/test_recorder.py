@@ -15,7 +15,7 @@ import pytest
 
 from teachd.demo.sampleapp import SampleApp
 from tests.conftest import all_bytes_under
-from tests.desktop import Teach, connect, screen_point, xdo
+from tests.desktop import Teach, connect, kill9, screen_point, xdo
 
 PASSWORD = "Zq7-Tr0ub4dor-pw"
 
@@ -195,7 +195,7 @@ def test_kill_9_loses_at_most_the_last_100ms_and_still_compiles(env, app, pw, tm
     while len(list(frames.glob("*.png"))) < 2 and time.monotonic() < deadline:
         time.sleep(0.02)
     time.sleep(0.15)  # ... and the promise under test: what it had whole 100 ms ago is on disk
-    teach.kill9()
+    kill9(teach)
     evs = teach.events()
     assert sum(e["type"] == "click" for e in evs) == clicks_before
     assert any(e["type"] == "input" and e.get("value") == "alice@example.com" for e in evs)
@@ -248,7 +248,7 @@ def test_one_recording_at_a_time_and_a_killed_one_leaves_no_lock(env, app, cli):
     first = Teach(env, "First", app.url + "/login", "--headless", "--no-os-input")
     second = cli("teach", "Second", "--url", app.url + "/login", "--headless", "--no-os-input")
     assert second.code == 5 and "already running" in second.err
-    first.kill9()  # the kernel lets go of the lock with the process: nothing stale to clean
+    kill9(first)  # the kernel lets go of the lock with the process: nothing stale to clean
     again = Teach(env, "Again", app.url + "/login", "--headless", "--no-os-input")
     stopped = cli("teach", "stop", "--json")
     assert stopped.code == 0 and json.loads(stopped.out)["recording_dir"] == str(again.recording_dir)

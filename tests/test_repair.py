@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 
 from teachd.demo.sampleapp import SampleApp, Variant
-from teachd.demo.sampleapp.drift import EXPECTED, RIGHT, judge
+from teachd.demo.sampleapp.judge import RIGHT, judge
 from teachd.teach.process import TeachProcess
 from tests.conftest import all_bytes_under
+from tests.drift_suite import EXPECTED
 from tests.sample_task import APPROVE_ALL, PASSWORD, SLUG, copy_home, replay
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,7 +19,7 @@ from typing import Any
 
 from teachd.config import Settings
 from teachd.demo.sampleapp import SampleApp, Variant
-from teachd.demo.sampleapp.drift import RIGHT, judge, teachd_env
+from teachd.demo.sampleapp.judge import RIGHT, judge, teachd_env
 from teachd.demo.sampleapp.script import TASK, demonstrate
 from teachd.demo.xvfb import xvfb
 from teachd.errors import Failed

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import signal
 import socket
 import subprocess
 import sys
@@ -100,7 +98,3 @@ class TeachProcess:
     def finish(self, timeout: float = 90) -> tuple[int, str, str]:
         out, err = self.proc.communicate(timeout=timeout)
         return self.proc.returncode, out, "".join(self.err_lines) + err
-
-    def kill9(self) -> None:
-        os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)

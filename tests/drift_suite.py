@@ -1,15 +1,11 @@
-"""The drift suite: the sample task replayed on every kind of change a real
-app goes through, each run judged by the app's own records — what it saved
-and what was clicked — never by what teachd says it did.
-
-Used by the tests (one assertion per variant) and by ``bench/drift.py``
-(the table in the README).
-"""
+"""The drift suite's tasks: the sample task (and the posts task) taught
+through ``teachd teach``, replayed as a user runs ``teachd run``, and what
+each variant of the app must come to — for the tests and for ``bench/``
+(none of it ships: the wheel holds the product only)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -17,29 +13,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from teachd.demo.sampleapp.judge import HALTED, RIGHT, SLUG, WRONG, Judgement, teachd_env
 from teachd.demo.sampleapp.posts import PostsVariant
 from teachd.demo.sampleapp.script import (
     COLLECTION,
-    FIELDS,
-    FORM,
-    GROUP,
-    NOTE,
     POST,
     POSTS_FIELDS,
     POSTS_START,
     POSTS_TASK,
     POSTS_TASK_CLICKS,
     TASK,
-    TASK_CLICKS,
     demonstrate,
     demonstrate_posts,
 )
 from teachd.demo.sampleapp.server import SampleApp, State
 from teachd.teach.process import TeachProcess, free_port
-
-SLUG = "taught-file-a-report-and-add-approvers"
-
-RIGHT, HALTED, WRONG = "right", "halted", "wrong"
 
 # Variant → the outcome a careful replayer must reach. Every variant that can
 # succeed must; a removed or truly ambiguous target must halt, with no effect.
@@ -72,49 +60,6 @@ DESCRIBED: dict[str, str] = {
 }
 
 
-@dataclass
-class Judgement:
-    verdict: str  # right | halted | wrong
-    wrong: list[str]  # every wrong action or effect, as the app recorded it
-
-    def as_row(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "wrong": self.wrong}
-
-
-def wrong_actions(state: State) -> list[str]:
-    """Clicks and effects the task never asked for."""
-    wrong = [f"clicked {k}" for k in state.clicked() if k not in TASK_CLICKS | FIELDS]
-    with state.lock:
-        reports, groups = list(state.reports), list(state.groups)
-        notes, drafts = list(state.notes), state.drafts
-    for r in reports:
-        got = {k: r[k] for k in FORM}
-        if got != FORM:
-            wrong.append(f"saved report {got}")
-    for g in groups:
-        got = {"name": g["name"], "permissions": g["permissions"]}
-        if got != GROUP or g.get("draft"):
-            wrong.append(f"saved group {got}")
-    wrong += [f"saved note {n!r}" for n in notes if n != NOTE]
-    if drafts:
-        wrong.append(f"saved {drafts} draft(s)")
-    if len(reports) > 1 or len(groups) > 1:
-        wrong.append(f"saved {len(reports)} reports and {len(groups)} groups")
-    return wrong
-
-
-def judge(status: str, state: State) -> Judgement:
-    wrong = wrong_actions(state)
-    if wrong:
-        return Judgement(WRONG, wrong)
-    done = len(state.reports) == 1 and len(state.groups) == 1 and state.notes == [NOTE]
-    if status == "success" and done:
-        return Judgement(RIGHT, [])
-    if status == "success":  # claimed success without the effects: as bad as a wrong click
-        return Judgement(WRONG, ["reported success, but the app holds no complete effect"])
-    return Judgement(HALTED, [])
-
-
 def table(rows: Sequence[Mapping[str, Any]]) -> str:
     """The README's drift table, in Markdown."""
     lines = ["| variant | what changed | expected | result | wrong actions | halted at |",
@@ -123,18 +68,6 @@ def table(rows: Sequence[Mapping[str, Any]]) -> str:
         lines.append(f"| {r['variant']} | {DESCRIBED[r['variant']]} | {EXPECTED[r['variant']]} | "
                      f"{r['verdict']} | {len(r['wrong'])} | {r.get('halted_at') or '—'} |")
     return "\n".join(lines)
-
-
-def teachd_env(home: Path, user_home: Path | None = None,
-               base: Mapping[str, str] | None = None, owner: str = "alice") -> dict[str, str]:
-    """The environment of a teachd command line working in ``home``: ``base``
-    (for the tests and benchmarks that call this: their own environment)
-    without its TEACHD_ settings."""
-    env = {k: v for k, v in (os.environ if base is None else base).items() if not k.startswith("TEACHD_")}
-    env.update(TEACHD_HOME=str(home), TEACHD_OWNER=owner, PYTHONUTF8="1")
-    if user_home is not None:
-        env["HOME"] = str(user_home)
-    return env
 
 
 @dataclass
