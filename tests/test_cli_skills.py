@@ -373,3 +373,19 @@ def test_skills_are_created_by_hand_or_from_a_starter_template_and_each_template
                  ("named", "--description", "x", "--name", "n" * 201)):
         _one_line_error(cli("skills", "create", *args))
     assert cli("skills", "list", "--json").out == before  # nothing half-made
+
+
+def test_the_same_feedback_command_twice_records_once_as_the_run_page_and_mcp_do(cli) -> None:
+    """One rule for every surface (teachd.runner.feedback): a run takes one
+    piece of feedback per skill; the second command says so and records nothing."""
+    assert cli("skills", "create", "pay-rent", "--name", "Pay the rent", "--description", "Pays it.").code == 0
+    first = cli("feedback", "ext-agent:41", "--skill", "pay-rent", "success", "--json")
+    again = cli("feedback", "ext-agent:41", "--skill", "pay-rent", "failure", "--json")
+    said = cli("feedback", "ext-agent:41", "--skill", "pay-rent", "failure")
+    assert first.code == again.code == said.code == 0, (first.err, again.err)
+    one, two = json.loads(first.out), json.loads(again.out)
+    assert (one["recorded"], two["recorded"]) == (True, False) and two["outcome"] == "success"
+    assert one["version"] == two["version"] == 2
+    assert "already has its feedback (success)" in said.out
+    body = cli("skills", "load", "pay-rent").out
+    assert body.count("ext-agent:41") == 1 and "failure" not in body.split("## History", 1)[1]

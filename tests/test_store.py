@@ -216,7 +216,7 @@ def _click(home: str, db_url: str | None, run_id: str, outcome: str) -> None:
     from teachd.store.runs import RunStore
 
     give_feedback(RunStore(open_store(Settings(home=Path(home), owner="alice", db_url=db_url))), run_id, "demo",
-                  outcome, once=True)
+                  outcome)
 
 
 def test_twenty_concurrent_feedback_clicks_make_twenty_versions(store: SkillStore, settings: Settings) -> None:

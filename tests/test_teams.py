@@ -77,7 +77,7 @@ def test_use_may_load_but_not_make_versions_and_edit_makes_them_on_the_owners_sk
     assert alice.get("expenses").current_version == 1 and runs.feedback_given("run-bob-1") == {}
 
     GrantStore(alice).share("expenses", "bob", "edit")  # sharing again changes what they can do
-    after = give_feedback(runs, "run-bob-1", "expenses", "success", once=True)
+    after = give_feedback(runs, "run-bob-1", "expenses", "success").skill
     assert (after.owner, after.current_version) == ("alice", 2)
     mine = alice.get("expenses")
     assert mine.current_version == 2 and "success — run run-bob-1" in mine.current.instructions
@@ -210,7 +210,7 @@ def test_concurrent_grantees_feedback_keeps_the_owners_versions_linear(team) -> 
         runs = RunStore(person)
         try:
             runs.start(f"run-{person.owner}-{n}", {"expenses": 1})
-            give_feedback(runs, f"run-{person.owner}-{n}", "expenses", "success", once=True)
+            give_feedback(runs, f"run-{person.owner}-{n}", "expenses", "success")
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 

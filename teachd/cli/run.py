@@ -116,5 +116,9 @@ def feedback(app: App, run_id: str, slug: str, outcome: str, note: str | None, a
     """
     from teachd.runner.feedback import give_feedback
 
-    skill = give_feedback(_runs(app), run_id, slug, outcome, note)
-    emit(as_json, skill.summary(), f"{slug} v{skill.current_version}: recorded {outcome} for run {run_id}")
+    given = give_feedback(_runs(app), run_id, slug, outcome, note)
+    skill = given.skill
+    said = (f"recorded {outcome} for run {run_id}" if given.recorded
+            else f"run {run_id} already has its feedback ({given.outcome}): nothing more recorded")
+    emit(as_json, {**skill.summary(), "run_id": run_id, "recorded": given.recorded, "outcome": given.outcome},
+         f"{slug} v{skill.current_version}: {said}")

@@ -113,7 +113,7 @@ def run_demo(say: Callable[[str], None], settings: Settings, home: Path | None =
         say(f"   the app now holds: {effect}")
         say(f"   judged by the app's own log: {judged.verdict}, wrong actions: {len(judged.wrong)}")
         verdict = "success" if ok else "failure"
-        updated = give_feedback(runs, outcome.run_id, skill.slug, verdict, note="teachd demo")
+        updated = give_feedback(runs, outcome.run_id, skill.slug, verdict, note="teachd demo").skill
         history = updated.current.instructions.split("## History", 1)[1].strip()
         say(f"4. Feedback recorded as v{updated.current_version}. History:\n{history}\n")
         leaks = [p for p in home.rglob("*") if p.is_file() and password.encode() in p.read_bytes()]

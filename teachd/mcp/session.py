@@ -153,10 +153,8 @@ class McpRun:
         self._not_on_disk(slug, "History to append to")
         ref = run_id or self.run_id
         runs = self.services.runs
-        before = runs.feedback_given(ref).get(slug)
-        skill = give_feedback(runs, ref, slug, outcome, note, once=True)
-        return {**skill.summary(), "run_id": ref, "recorded": before is None,
-                "outcome": runs.feedback_given(ref).get(slug)}
+        given = give_feedback(runs, ref, slug, outcome, note)
+        return {**given.skill.summary(), "run_id": ref, "recorded": given.recorded, "outcome": given.outcome}
 
     # -- the browser --------------------------------------------------------
     async def on_browser(self, ctx: Any, job: Callable[[Browser], T]) -> T:

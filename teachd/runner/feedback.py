@@ -4,7 +4,7 @@ feedback row, in one transaction."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -29,11 +29,23 @@ class AlreadyGiven(Exception):
     """This run's feedback on this skill is recorded already (a second click)."""
 
 
-def give_feedback(runs: RunStore, run_ref: str, slug: str, outcome: str, note: str | None = None,
-                  once: bool = False) -> Skill:
-    """Feedback on a teachd run, or on an external agent's run reference.
-    ``once``: a run's chip takes one click — a double click, or a click from
-    another tab, records nothing more (checked inside the write transaction)."""
+@dataclass(frozen=True)
+class Given:
+    """What one piece of feedback did: the skill as it is now, whether this
+    call recorded it (False: the run's feedback on it was there already),
+    and the outcome the run now holds for it."""
+
+    skill: Skill
+    recorded: bool
+    outcome: str
+
+
+def give_feedback(runs: RunStore, run_ref: str, slug: str, outcome: str, note: str | None = None) -> Given:
+    """Feedback on a teachd run, or on an external agent's run reference —
+    the one rule for the command line, the run page and MCP: a run takes one
+    piece of feedback per skill — a double click, a click from another tab or
+    the same command twice records nothing more (checked inside the write
+    transaction)."""
     if outcome not in OUTCOMES:
         raise BadInput(f"feedback is success or failure, not {outcome!r}")
     if not RUN_REF.match(run_ref):
@@ -50,14 +62,16 @@ def give_feedback(runs: RunStore, run_ref: str, slug: str, outcome: str, note: s
         runs.record_feedback(tx, slug, ran_version or new_version - 1, run_ref, outcome, now, owner)
 
     def edit(current: SkillContent) -> SkillContent:
-        if once and slug in runs.feedback_given(run_ref):
+        if slug in runs.feedback_given(run_ref):
             raise AlreadyGiven(slug)
         return with_feedback(current, date, outcome, run_ref, note)
 
     try:
-        return runs.skills.update(slug, edit, note=f"feedback: {outcome} (run {run_ref})", also=record)
+        skill = runs.skills.update(slug, edit, note=f"feedback: {outcome} (run {run_ref})", also=record)
+        recorded = True
     except AlreadyGiven:
-        return runs.skills.get(slug)
+        skill, recorded = runs.skills.get(slug), False
+    return Given(skill, recorded, runs.feedback_given(run_ref).get(slug, outcome))
 
 
 UNDO_SECONDS = 60  # a chip's click can be taken back this long

@@ -187,10 +187,9 @@ async def run_feedback(request: Request) -> JSONResponse:
             raise Conflict("this run was stopped (denied or cancelled) before it could show whether the "
                            "skill works: there is nothing to judge")
     note = _text(data, "note")
-    before = d.runs.feedback_given(run_id).get(slug)
-    skill = await run_in_threadpool(give_feedback, d.runs, run_id, slug, str(outcome), note, True)
-    return JSONResponse({**skill.summary(), "feedback": d.runs.feedback_given(run_id),
-                         "recorded": before is None, "undo_seconds": UNDO_SECONDS})
+    given = await run_in_threadpool(give_feedback, d.runs, run_id, slug, str(outcome), note)
+    return JSONResponse({**given.skill.summary(), "feedback": d.runs.feedback_given(run_id),
+                         "recorded": given.recorded, "undo_seconds": UNDO_SECONDS})
 
 
 async def run_feedback_undo(request: Request) -> JSONResponse:
