@@ -19,7 +19,7 @@ from compiler.secrets import mask_url
 from recorder import __version__
 from recorder.bar import COMMANDS, Bar
 from recorder.browser import BINDING, CAPTURE_JS, BrowserCapture, chromium_path, launch_args
-from recorder.errors import NoDisplay, RecorderError
+from recorder.errors import NoDisplay, RecorderError, first_line
 from recorder.writer import EventWriter
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Out
                     **({"viewport": size} if opts.headless else {"no_viewport": True}),
                 )
             except PlaywrightError as exc:
-                raise RecorderError(f"Chromium did not start: {str(exc).splitlines()[0]}") from None
+                raise RecorderError(f"Chromium did not start: {first_line(exc)}") from None
             writer = EventWriter(opts.folder)  # t = 0 once the browser is up
             pages: list[Page] = []
             def stop_from_bar() -> None:
@@ -152,7 +152,7 @@ def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Out
                 try:
                     page.goto(opts.url, wait_until="domcontentloaded", timeout=20_000)
                 except PlaywrightError as exc:
-                    raise RecorderError(f"cannot open {opts.url}: {str(exc).splitlines()[0]}") from None
+                    raise RecorderError(f"cannot open {opts.url}: {first_line(exc)}") from None
             if opts.os_input and opts.display:
                 desktop = _start_desktop(writer)
             if opts.on_ready:

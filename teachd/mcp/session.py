@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from compiler.plan import PlanError, Procedure
 from compiler.scope import in_scope
+from recorder.errors import first_line
 from teachd.config import Settings
 from teachd.errors import BadInput, NotFound, PolicyStop, TeachdError
 from teachd.mcp.acts import SECRET, Act, by_ref_or_role, masked_field, perform
@@ -237,7 +238,7 @@ class McpRun:
                 raise type(exc)(detail) from None
             raise
         except Exception as exc:  # Playwright's own: said in one line
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            first = first_line(exc)
             record.update(status="failed", detail=self.scrubber.scrub(first))
             raise BadInput(f"{act.action} failed: {record['detail']}; nothing more was done") from None
         finally:

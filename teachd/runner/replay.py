@@ -37,6 +37,7 @@ from playwright.sync_api import expect
 
 from compiler.plan import Anchor, Locator, PlanStep, Procedure
 from compiler.scope import in_scope, matches_pattern, url_pattern
+from recorder.errors import first_line
 from teachd.errors import InvalidSkill, PolicyStop, TeachdError
 from teachd.runner.gate import Action, Gate, Plan
 from teachd.runner.gate import PlanStep as PlanLine
@@ -801,7 +802,7 @@ class Replayer:
                     raise type(exc)(clean) from None
                 raise
             except PlaywrightError as exc:  # Playwright's own errors: a halt, named
-                first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                first = first_line(exc)
                 if self.browser_gone():
                     first = f"the browser went away ({first})"
                 msg = self.scrubber.scrub(f"step {n}: {first}")

@@ -20,6 +20,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from compiler.plan import Procedure
 from compiler.scope import in_scope, matches_pattern, url_pattern
+from recorder.errors import first_line
 from teachd.runner.gate import DenyAll, Gate
 from teachd.runner.guard import Layer, guard_for
 from teachd.runner.replay import Halt, Replayer, plain
@@ -123,7 +124,7 @@ def _visit(page: Page, url: str, scope: list[str]) -> str | None:
     try:
         page.goto(url, wait_until="domcontentloaded")
     except PlaywrightError as exc:
-        return f"the page did not open ({str(exc).splitlines()[0]})"
+        return f"the page did not open ({first_line(exc)})"
     if not matches_pattern(page.url, url_pattern(url)):
         return f"a visit lands on {page.url}: the page needs the earlier steps"
     return None

@@ -21,6 +21,7 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
+from recorder.errors import first_line
 from teachd.errors import Unavailable
 from teachd.store.db import Row, apply_migrations
 
@@ -45,7 +46,7 @@ RETRY_AFTER = 5  # seconds a client is told to wait while the store is unreachab
 
 
 def _gone(exc: Exception) -> Unavailable:
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    first = first_line(exc)
     return Unavailable(f"the PostgreSQL store is unreachable ({first}); try again in a few seconds",
                        retry_after=RETRY_AFTER)
 
