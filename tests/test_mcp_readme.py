@@ -1,4 +1,4 @@
-"""The README's MCP set-up, run as written: its `mcpServers` block (the
+"""The MCP set-up in docs/mcp.md (once the README's), run as written: its `mcpServers` block (the
 venv's own teachd, TEACHD_HOME) started by the MCP SDK's stdio client, as
 any client would start it from that config — the server answers and lists
 the taught skill."""
@@ -18,9 +18,9 @@ from tests.sample_task import SLUG
 
 
 def readme_config() -> dict[str, Any]:
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "mcp.md").read_text()
     block = re.search(r"Any client \(the common `mcpServers` JSON.*?```json\n(.*?)```", text, re.S)
-    assert block, "the README lost its mcpServers block"
+    assert block, "docs/mcp.md lost its mcpServers block"
     return json.loads(block.group(1))["mcpServers"]["teachd"]
 
 
@@ -43,4 +43,4 @@ def test_the_readmes_mcp_config_starts_a_server_that_sees_the_taught_skill(taugh
 
     tools, listing = asyncio.run(go())
     assert {"load_skill", "read_skill_file", "computer_act", "run_skill", "feedback"} <= set(tools)
-    assert SLUG in listing  # the owner's taught skill, as the README says
+    assert SLUG in listing  # the owner's taught skill, as docs/mcp.md says

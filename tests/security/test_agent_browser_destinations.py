@@ -282,15 +282,21 @@ def test_the_owner_on_the_same_page_does_reach_it(env: dict[str, str], sites: tu
     assert {"/pixel.png", "/frame", "/api"} <= set(internal.paths())
 
 
-def test_a_skill_shared_with_bob_does_not_open_local_places_for_him(env: dict[str, str],
-                                                                     sites: tuple[Site, Site]) -> None:
-    """Only Bob's *own* taught skill names places for him: the owner's,
-    shared with him, is the owner's network, not his."""
+@pytest.mark.parametrize("whose", ["shared with him", "his own"])
+def test_no_skill_opens_local_places_for_bob(env: dict[str, str], sites: tuple[Site, Site], whose: str) -> None:
+    """The owner's taught skill shared with Bob is the owner's network, not
+    his; his own taught skill's 127.0.0.1 was the machine it was taught on
+    (or a recording of his own making, compiled into the team's store): on
+    the daemon's host both are the owner's network, refused even when he
+    says yes."""
     inside, _internal = sites
-    alice = open_store(settings_of(env))
-    slug = teach(alice, inside.origin + "/")
-    UserStore(alice.db).add("bob")
-    GrantStore(alice).share(slug, "bob", "use")
+    if whose == "his own":
+        slug = teach(bob_store(env), inside.origin + "/")
+    else:
+        alice = open_store(settings_of(env))
+        slug = teach(alice, inside.origin + "/")
+        UserStore(alice.db).add("bob")
+        GrantStore(alice).share(slug, "bob", "use")
     person = Person(default="accept")
 
     async def go() -> tuple[bool, str]:
@@ -325,25 +331,6 @@ def test_names_are_resolved_and_every_address_judged(url: str, answers: dict[str
 def test_public_places_pass(url: str) -> None:
     names = Names({"public.example": ["93.184.216.34", "2606:4700::1111"]})
     assert Destinations(names).refusal(url) is None
-
-
-def test_bobs_own_taught_skill_on_loopback_does_not_open_it_for_him(env: dict[str, str],
-                                                                  sites: tuple[Site, Site]) -> None:
-    """His skill's 127.0.0.1 was the machine it was taught on (or a recording
-    of his own making, compiled into the team's store): on the daemon's host
-    it is the owner's network, refused even when he says yes."""
-    inside, _internal = sites
-    slug = teach(bob_store(env), inside.origin + "/")
-    person = Person(default="accept")
-
-    async def go() -> tuple[bool, str]:
-        async with session(env, person, owner=False) as client:
-            assert not (await client.call_tool("load_skill", {"slug": slug})).is_error
-            return await act(client, action="goto", url=inside.origin + "/")
-
-    is_error, said = asyncio.run(go())
-    assert is_error and "refused" in said, said
-    assert inside.log == []
 
 
 def test_the_daemon_gives_every_person_but_the_owner_the_destination_rule(env: dict[str, str]) -> None:
