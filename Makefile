@@ -17,7 +17,7 @@ NPM_DEB := npm
 # what pip needs to build PyGObject (the desktop extra)
 BUILD_DEBS := pkg-config libgirepository1.0-dev libcairo2-dev
 
-.PHONY: test test-fast lint venv debs print-debs demo wheel-demo test-under-load
+.PHONY: test test-fast lint venv debs print-debs demo docs wheel-demo test-under-load
 
 $(BIN)/.installed: pyproject.toml
 	./scripts/ensure-debs $(BUILD_DEBS)
@@ -72,6 +72,13 @@ test-under-load: venv debs
 demo: venv
 	./scripts/ensure-debs $(DEMO_DEBS)
 	$(BIN)/teachd demo
+
+#   make docs   the documentation site (docs/, mkdocs.yml) built with --strict into build/site: a broken link,
+#               a missing anchor or a page left out of the nav fails it. The `docs` extra is installed
+#               into the venv first, again whenever pyproject.toml changes (as the venv target does for [test])
+docs: venv
+	test $(BIN)/.docs-installed -nt pyproject.toml || { $(BIN)/pip install -q -e '.[docs]' && touch $(BIN)/.docs-installed; }
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -d build/site
 
 #   make wheel-demo   build the wheel, install it in a clean virtual environment, run `teachd demo` from it,
 #                     then speak MCP to its `teachd mcp`

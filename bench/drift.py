@@ -3,7 +3,7 @@ the app, each run judged by the app's own log of what was clicked and saved.
 
     .venv/bin/python bench/drift.py [--step-timeout 3]
 
-Prints a Markdown table (variant × right / halted / wrong) for the README.
+Prints a Markdown table (variant × right / halted / wrong) for docs/replay.md.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ the app's own saved state.
     .venv/bin/python bench/rich_apps.py [--step-timeout 3] [--only VARIANT ...]
 
 Prints one Markdown table (variant × teachd / codegen-style / coordinates) for
-the README; progress and each wrong effect go to stderr.
+docs/replay.md; progress and each wrong effect go to stderr.
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ DESCRIBED: dict[str, str] = {
 
 
 def table(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The README's drift table, in Markdown."""
+    """The drift table of docs/replay.md, in Markdown."""
     lines = ["| variant | what changed | expected | result | wrong actions | halted at |",
              "|---|---|---|---|---|---|"]
     for r in rows:

@@ -9,7 +9,7 @@ plain words, a pure function.
 One daemon for the module (its home a copy of the session's taught sample,
 with runs, questions, a secret request and schedules put in as the store
 would hold them); each test leaves the others' data as it found it.
-``TEACHD_SCREENSHOTS=docs/screenshots`` writes the README's pictures."""
+``TEACHD_SCREENSHOTS=docs/ui`` writes the docs' pictures."""
 
 from __future__ import annotations
 
