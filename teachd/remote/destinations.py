@@ -89,10 +89,12 @@ class Destinations:
         key = (host, port)
         if key not in self._answers:
             try:
-                self._answers[key] = self.resolver.resolve(host, port) or ["0.0.0.0"]
+                answer = self.resolver.resolve(host, port)
             except TeachdError:
-                self._answers[key] = ["0.0.0.0"]  # unresolvable: refused as nowhere
+                answer = []
+            if not answer:  # unresolvable: refused as nowhere
                 self._nowhere.add(key)
+            self._answers[key] = answer or ["0.0.0.0"]
         return self._answers[key]
 
     def nowhere(self, host: str, port: int) -> bool:

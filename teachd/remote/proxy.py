@@ -66,7 +66,12 @@ class GuardedProxy:
         threading.Thread(target=self._accept, name=f"teachd-proxy-{self.port}", daemon=True).start()
 
     def close(self) -> None:
+        """Stop taking connections. A blocked ``accept`` is woken by the
+        shutdown (closing alone does not wake it on Linux): its thread ends,
+        and with it the last reference to this proxy and its run."""
         self._closed = True
+        with contextlib.suppress(OSError):
+            self._listener.shutdown(socket.SHUT_RDWR)
         with contextlib.suppress(OSError):
             self._listener.close()
 

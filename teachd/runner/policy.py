@@ -113,6 +113,7 @@ class RunPolicy:
             yield chromium_args(proxy.port)
         finally:
             proxy.close()
+            self._guard = None  # the browser is gone: hold nothing of its Playwright
 
     def _refused_connection(self, host: str, port: int, why: str) -> None:
         """The proxy refused a connection: recorded, and the run told (it stops
