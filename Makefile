@@ -39,6 +39,7 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/vulture
+	$(BIN)/lint-imports --no-cache
 
 # The real apps' own environments (Django LTS and newest, Wagtail old and new: tests/realapps.py,
 # cached in build/real-apps) and the MCP Inspector (npm, with its Node.js 22: tests/inspector.py,
@@ -46,7 +47,7 @@ lint: venv
 test: venv debs
 	mkdir -p build; $(BIN)/python -m tests.realapps > build/real-apps.log 2>&1 & apps=$$!; \
 	  $(BIN)/python -m tests.inspector > build/inspector.log 2>&1 & inspector=$$!; \
-	  $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/vulture; lint=$$?; \
+	  $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/vulture && $(BIN)/lint-imports --no-cache; lint=$$?; \
 	  wait $$apps || { cat build/real-apps.log; exit 1; }; \
 	  wait $$inspector || { cat build/inspector.log; exit 1; }; exit $$lint
 	$(BIN)/python -m pytest -q -n 2 --durations=30
