@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from compiler.plan import PlanError, Procedure
@@ -539,5 +539,7 @@ def services_for(runs: RunStore, settings: Settings, *, profile: list[str] | Non
     opts = RunOptions(headless=not shown, chromium=settings.chromium, display=settings.display,
                       environ=settings.environ, profile=profile, step_timeout=step_timeout)
     queue = queue or ApprovalQueue(runs.skills, approval_timeout)  # the daemon passes its own
-    who = Who(runs.owner, owner and settings.host_network, resolver, dial, settings.team_origins)
+    who = Who.of(settings, runs.owner, resolver, dial)
+    if not owner:  # the daemon's other people (their settings say so too: person_settings)
+        who = replace(who, host_network=False)
     return Services(runs, queue, settings, opts, where, secrets, who=who, disk=disk)

@@ -20,6 +20,7 @@ again in Chromium, so a name whose answer changes between the two lookups
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from compiler import urls
 from teachd.errors import TeachdError
@@ -48,8 +49,6 @@ class Destinations:
         web = urls.parse_web(text)
         if web is None:
             return f"{url} is not an http(s) address"
-        if web.origin in self.allowed:
-            return None
         why, _addresses = self.place(web.hostname, web.effective_port, web.origin)
         return why
 
@@ -79,11 +78,13 @@ class Destinations:
 
     def _allowed_place(self, host: str, port: int) -> bool:
         """``host:port`` is one of the allowed origins' (a proxy's CONNECT names no scheme)."""
-        for origin in self.allowed:
-            web = urls.parse_web(origin)
-            if web is not None and (web.hostname, web.effective_port) == (host.lower(), port):
-                return True
-        return False
+        return (host.lower(), port) in self._allowed_places
+
+    @cached_property
+    def _allowed_places(self) -> frozenset[tuple[str, int]]:
+        """The allowed origins as (host, port), read once."""
+        webs = (urls.parse_web(origin) for origin in self.allowed)
+        return frozenset((web.hostname, web.effective_port) for web in webs if web is not None)
 
     def _resolve(self, host: str, port: int) -> list[str]:
         key = (host, port)

@@ -56,9 +56,10 @@ class Who:
     allowed: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, settings: Settings, person: str, resolver: Resolver | None = None) -> Who:
+    def of(cls, settings: Settings, person: str, resolver: Resolver | None = None,
+           dial: Dial | None = None) -> Who:
         """``person``'s runs under ``settings`` (another person's are ``person_settings``)."""
-        return cls(person, settings.host_network, resolver, allowed=settings.team_origins)
+        return cls(person, settings.host_network, resolver, dial, settings.team_origins)
 
 
 @dataclass(frozen=True)
@@ -90,11 +91,13 @@ class RunPolicy:
         if self._destinations is None:
             return None
         why = self._destinations.refusal(url)
-        if why is None:
-            return None
+        return None if why is None else self._refused(url, why)
+
+    def _refused(self, place: str, why: str) -> str:
+        """A refusal, recorded with the rule that made it; the words the run says."""
         why = f"{why} (this browser runs on the daemon's host, not yours)"
-        self.decisions.append(Decision(NETWORK_RULE, url, why))
-        log.info("run of %s: refused %s — %s", self.who.person, url, NETWORK_RULE)
+        self.decisions.append(Decision(NETWORK_RULE, place, why))
+        log.info("run of %s: refused %s — %s", self.who.person, place, NETWORK_RULE)
         return why
 
     @contextlib.contextmanager
@@ -118,8 +121,7 @@ class RunPolicy:
     def _refused_connection(self, host: str, port: int, why: str) -> None:
         """The proxy refused a connection: recorded, and the run told (it stops
         at the step under way, saying so: the guard's list of what was stopped)."""
-        why = f"{why} (this browser runs on the daemon's host, not yours)"
-        self.decisions.append(Decision(NETWORK_RULE, f"{host}:{port}", why))
+        why = self._refused(f"{host}:{port}", why)
         if self._guard is not None:
             from teachd.runner.guard import Stopped
 
