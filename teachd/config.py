@@ -24,8 +24,8 @@ from typing import Any
 import platformdirs
 import yaml
 
-from teachd.errors import BadInput, InvalidSkill
-from teachd.skills.skillmd import yamlsafe
+from teachd.core import yamlsafe
+from teachd.core.errors import BadInput, InvalidSkill
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Settings:
     skill_commands: bool = True  # config.yaml skills.enableSkillCommands: false → no /skill: prompts
     environ: Mapping[str, str] = field(default_factory=dict, repr=False)  # for child processes
     # may this person's runs reach the daemon host's loopback and private network? Only its owner's
-    # (and the local user's): another person's settings say no (teachd.server.secrets.person_settings),
+    # (and the local user's): another person's settings say no (teachd.runner.secret_desk.person_settings),
     # and every browser a run opens holds to it (teachd.runner.policy)
     host_network: bool = True
     # config.yaml team_origins: places on the daemon host's network the owner lets every person's

@@ -140,7 +140,7 @@ class DictResolver:
         self.answers = answers
 
     def resolve(self, host: str, port: int) -> list[str]:
-        from teachd.errors import Unavailable
+        from teachd.core.errors import Unavailable
 
         if host not in self.answers:
             raise Unavailable(f"cannot resolve {host}")

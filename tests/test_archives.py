@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from teachd.errors import InvalidSkill, LimitExceeded, UnsafePath
+from teachd.core.errors import InvalidSkill, LimitExceeded, UnsafePath
 from teachd.skills.exchange import read_import_source
 
 SKILL = "---\nname: packed\ndescription: Packed. Use when packed.\n---\n# Packed\n"

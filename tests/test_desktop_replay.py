@@ -19,8 +19,8 @@ import pytest
 
 from compiler.plan import Procedure
 from teachd.config import Settings
+from teachd.core.errors import PolicyStop
 from teachd.demo.sampleapp import SampleApp
-from teachd.errors import PolicyStop
 from teachd.runner.gate import Answer, Gate, Request
 from teachd.runner.replay import Halt, Replayer
 from teachd.store import open_store

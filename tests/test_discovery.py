@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from teachd.errors import NotFound, UnsafePath
+from teachd.core.errors import NotFound, UnsafePath
 from teachd.skills.discovery import default_roots, discover
 from teachd.skills.urls import parse_skill_url, read_skill_url
 from tests.conftest import write_skill
@@ -91,7 +91,7 @@ def test_another_agents_skill_may_lack_a_description_teachds_own_may_not(tmp_pat
 def test_config_switches_are_read_and_bad_ones_refused(tmp_path) -> None:
     """Seed 000 "Discovery pipeline": skills.enabled and the per-provider level switches come from config.yaml."""
     from teachd.config import settings_from_env
-    from teachd.errors import BadInput
+    from teachd.core.errors import BadInput
 
     (tmp_path / "config.yaml").write_text("skills:\n  enabled: false\n  claude: {project: false}\n")
     s = settings_from_env({"TEACHD_HOME": str(tmp_path), "TEACHD_OWNER": "a"})

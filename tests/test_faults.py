@@ -307,7 +307,8 @@ def test_only_runs_whose_process_is_gone_are_ended_as_orphans(store) -> None:
     start time differs (reused), ends the run as aborted."""
     import socket
 
-    from teachd.store.orphans import end_orphans, runner_id
+    from teachd.store.orphans import end_orphans
+    from teachd.store.processes import runner_id
 
     runs = RunStore(store)
     host, mine = socket.gethostname(), runner_id()

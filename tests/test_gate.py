@@ -4,9 +4,9 @@ import io
 
 import pytest
 
-from teachd.errors import PolicyStop
+from teachd.core.approval import Approval
+from teachd.core.errors import PolicyStop
 from teachd.runner.gate import Action, Answer, Gate, Request, TerminalApprover
-from teachd.skills.approval import Approval
 
 
 class Scripted:

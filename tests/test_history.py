@@ -1,4 +1,4 @@
-from teachd.skills.history import append_history, history_line, mark_validated
+from teachd.core.history import append_history, history_line, mark_validated
 
 
 def test_appends_to_existing_history_section() -> None:

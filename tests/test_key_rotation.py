@@ -12,7 +12,7 @@ import time
 import pytest
 
 from teachd.config import Settings
-from teachd.errors import KeyProblem
+from teachd.core.errors import KeyProblem
 from teachd.store import SkillContent, SkillStore, open_store
 from teachd.store.crypto import Cipher, read_key
 from teachd.store.rotation import pending_key, rotate

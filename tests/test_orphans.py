@@ -10,7 +10,8 @@ import os
 from dataclasses import replace
 
 from teachd.store import SkillStore
-from teachd.store.orphans import Runner, end_orphans, runner_id, this_runner
+from teachd.store.orphans import end_orphans
+from teachd.store.processes import Runner, runner_id, this_runner
 from teachd.store.runs import RunStore
 
 OTHER_BOOT = "00000000-0000-4000-8000-000000000000"

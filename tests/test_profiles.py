@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from teachd.config import Settings
-from teachd.errors import BadInput, NotFound
+from teachd.core.errors import BadInput, NotFound
 from teachd.store import SkillContent, SkillStore
 from teachd.store.profiles import ProfileStore, resolve_profile
 

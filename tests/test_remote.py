@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from teachd.errors import BadInput, InvalidSkill, LimitExceeded, PolicyStop
+from teachd.core.errors import BadInput, InvalidSkill, LimitExceeded, PolicyStop
 from teachd.remote.addresses import literal_ip, name_refusal, refusal
 from teachd.remote.egress import Egress, Limits
 from teachd.remote.importer import import_url
@@ -123,7 +123,7 @@ def test_a_server_that_stalls_times_out(net: FakeInternet) -> None:
         return 200, {}, SKILL.encode()
 
     net.routes[("skills.example", "/slow")] = slow
-    from teachd.errors import Unavailable
+    from teachd.core.errors import Unavailable
 
     with pytest.raises(Unavailable, match="timed out"):
         net.egress(limits=Limits(connect=1, read=0.5, deadline=5)).get("https://skills.example/slow", 10_000)

@@ -12,9 +12,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from teachd.core.models import Skill
 from teachd.skills.exchange import export_envelope, export_md, from_envelope, from_skill_md
 from teachd.store import SkillStore
-from teachd.store.models import Skill
 
 HOST_KEYS = """---
 name: release-notes
@@ -129,7 +129,7 @@ def test_any_authored_skill_md_round_trips_byte_for_byte(extra, body, newline, d
     st.from_regex(r"references/[a-z]{1,8}\.md", fullmatch=True), st.text(max_size=100), max_size=4),
     enabled=st.booleans())
 def test_any_envelope_round_trips(instructions: str, files: dict[str, str], enabled: bool) -> None:
-    from teachd.store.models import SkillContent
+    from teachd.core.models import SkillContent
 
     content = SkillContent(name="Env Skill", description="Does it. Use when asked.", instructions=instructions,
                            files=files, metadata={"metadata": {"k": "v"}})

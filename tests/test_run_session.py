@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from teachd.errors import Conflict, NotFound, PolicyStop, UnsafePath
+from teachd.core.approval import Approval
+from teachd.core.errors import Conflict, NotFound, PolicyStop, UnsafePath
 from teachd.runner.gate import Action, DenyAll, Gate
 from teachd.runner.session import RunSession
-from teachd.skills.approval import Approval
 from teachd.store import SkillContent, SkillStore
 
 

@@ -17,13 +17,14 @@ import time_machine
 from apscheduler.events import EVENT_JOB_EXECUTED
 
 from teachd.config import Settings, settings_from_env
+from teachd.core.schedules import Spec, spec_from, trigger
 from teachd.demo.sampleapp import SampleApp, Variant
-from teachd.schedule.jobstore import next_runs
+from teachd.runner.secret_desk import SecretDesk
 from teachd.schedule.service import ScheduleService
-from teachd.schedule.specs import Spec, spec_from, trigger
-from teachd.server.secrets import SecretDesk
+from teachd.server.jobs import run_on_the_page
 from teachd.store import open_store
 from teachd.store.approvals import ApprovalQueue
+from teachd.store.jobstore import next_runs
 from teachd.store.locks import FileLock
 from teachd.store.runs import RunStore
 from teachd.store.schedules import ScheduleStore
@@ -49,7 +50,7 @@ class Daemonish:
     def __init__(self, settings: Settings, allow: bool = True) -> None:
         self.store = open_store(settings)
         self.approvals = ApprovalQueue(self.store)
-        self.service = ScheduleService(self.store, settings, self.approvals, SecretDesk())
+        self.service = ScheduleService(self.store, settings, self.approvals, SecretDesk(), run_on_the_page)
         self.fired: list[str] = []
         self.service.scheduler.add_listener(lambda ev: self.fired.append(ev.job_id), EVENT_JOB_EXECUTED)
         self.allow, self._stop = allow, threading.Event()
@@ -239,7 +240,7 @@ def test_retention_purges_only_old_finished_recordings(settings: Settings) -> No
     assert lock.try_acquire()
     lock.describe({"pid": os.getpid(), "recording_dir": str(rec / "rec-old-but-writing")})
     store = open_store(settings)
-    service = ScheduleService(store, settings, ApprovalQueue(store), SecretDesk())
+    service = ScheduleService(store, settings, ApprovalQueue(store), SecretDesk(), run_on_the_page)
     try:
         assert service.purge() == ["rec-old"]
     finally:
@@ -249,8 +250,8 @@ def test_retention_purges_only_old_finished_recordings(settings: Settings) -> No
 
 def test_only_one_daemon_on_a_store_runs_the_jobs_and_another_takes_over(settings: Settings) -> None:
     store = open_store(settings)
-    one = ScheduleService(store, settings, ApprovalQueue(store), SecretDesk())
-    two = ScheduleService(open_store(settings), settings, ApprovalQueue(store), SecretDesk())
+    one = ScheduleService(store, settings, ApprovalQueue(store), SecretDesk(), run_on_the_page)
+    two = ScheduleService(open_store(settings), settings, ApprovalQueue(store), SecretDesk(), run_on_the_page)
     one.start()
     wait_for(lambda: one.leading, 20)
     two.start()

@@ -466,7 +466,7 @@ def test_an_approval_asked_in_one_process_is_answered_from_another_once(settings
     meet in the store; the first answer wins and a late one is refused."""
     import threading
 
-    from teachd.errors import NotFound
+    from teachd.core.errors import NotFound
     from teachd.store.approvals import ApprovalQueue
 
     asking, page = ApprovalQueue(open_store(settings), timeout=10), ApprovalQueue(open_store(settings))

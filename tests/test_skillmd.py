@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from teachd.errors import InvalidSkill
+from teachd.core.errors import InvalidSkill
 from teachd.skills.skillmd import parse_skill_md, render_skill_md, validate_skill_dir
 from teachd.skills.skillmd.validate import find_skill_dirs
 from tests.conftest import write_skill

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from teachd.config import Settings
-from teachd.errors import Conflict, InvalidSkill, KeyProblem, LimitExceeded, NotFound, UnsafePath
-from teachd.skills.approval import Approval
+from teachd.core.approval import Approval
+from teachd.core.errors import Conflict, InvalidSkill, KeyProblem, LimitExceeded, NotFound, UnsafePath
 from teachd.store import SkillContent, SkillStore, open_store
 
 SECRET_WORDS = ("Quarterly-Zebra-Report", "Explain-Platypus-Steps", "Invisible-Okapi-Body",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from teachd.config import Settings
-from teachd.errors import BadInput, Conflict, KeyProblem, NotFound, PolicyStop
+from teachd.core.errors import BadInput, Conflict, KeyProblem, NotFound, PolicyStop
 from teachd.runner.feedback import give_feedback
 from teachd.runner.gate import Gate
 from teachd.runner.session import RunSession, visible_skills

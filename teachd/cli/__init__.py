@@ -10,7 +10,7 @@ import click
 
 from teachd import __version__
 from teachd.cli.app import App
-from teachd.errors import TeachdError, component_errors
+from teachd.core.errors import TeachdError, component_errors
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
-from teachd.errors import BadInput
+from teachd.core.errors import BadInput
 
 if TYPE_CHECKING:
     from teachd.store.rules import RuleStore

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
-from teachd.errors import BadInput
+from teachd.core.errors import BadInput
 from teachd.skills.folder import write_skill_folder
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
-from teachd.errors import BadInput
+from teachd.core.errors import BadInput
 
 
 @click.group()

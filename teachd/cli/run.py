@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from teachd.cli.app import App, emit, json_option, parse_params, pass_app
-from teachd.errors import BadInput, PolicyStop
+from teachd.core.errors import BadInput, PolicyStop
 
 if TYPE_CHECKING:
     from teachd.config import Settings

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from teachd.cli.app import App, emit, json_option, parse_params, pass_app
-from teachd.schedule.specs import DEFAULT_TIMEOUT  # light: apscheduler loads when a trigger is built
+from teachd.core.schedules import DEFAULT_TIMEOUT  # light: apscheduler loads when a trigger is built
 
 
 def _store(app: App) -> Any:
@@ -56,7 +56,7 @@ def schedule() -> None:
 def add(app: App, slug: str, cron: str | None, every: str | None, params: tuple[str, ...],
         profile: str | None, check: bool, timeout: float, as_json: bool) -> None:
     """Add a schedule for a skill: a run (--cron or --every), or a health check (--check)."""
-    from teachd.schedule.specs import spec_from
+    from teachd.core.schedules import spec_from
 
     spec = spec_from(slug, cron=cron, every=every, params=parse_params(params), profile=profile, check=check,
                      timeout=timeout, profiles=_profiles(app))

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from teachd.cli.app import App, json_option, pass_app
-from teachd.errors import BadInput, Unavailable
+from teachd.core.errors import BadInput, Unavailable
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from teachd.cli.app import App, emit, json_option, pass_app, root_option
-from teachd.errors import BadInput, Conflict
+from teachd.core.errors import BadInput, Conflict
 
 if TYPE_CHECKING:  # the commands import what they use: `teachd --help` loads none of it
+    from teachd.core.models import Skill
     from teachd.skills.discovery import Discovery
     from teachd.skills.exchange import Imported
-    from teachd.store.models import Skill
 
 slug_arg = click.argument("slug")
 
@@ -434,8 +434,8 @@ def file_(app: App, slug: str, action: str, path: str, source: Path | None, as_j
 
     `put PATH --from FILE` adds or replaces it; `rm PATH` removes it.
     """
+    from teachd.core.limits import as_text
     from teachd.skills.edits import put_file, remove_file
-    from teachd.store.limits import as_text
 
     if action == "put":
         if source is None:

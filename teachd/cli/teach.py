@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from teachd.cli.app import App, emit, json_option, pass_app
-from teachd.errors import BadInput, Conflict, NotFound, TeachdError, Unavailable, component_errors
+from teachd.core.errors import BadInput, Conflict, NotFound, TeachdError, Unavailable, component_errors
 from teachd.teach.process import CONTROL_FILE, TEACH_LOCK
 
 if TYPE_CHECKING:
@@ -177,7 +177,7 @@ def _repairing(app: App, run_id: str, ask_on: str, as_json: bool) -> _Repairing:
     approver: Any = TerminalApprover()
     if ask_on == "page":
         from teachd.mcp.secrets import DaemonSource
-        from teachd.server.secrets import page_secret
+        from teachd.runner.secret_desk import page_secret
         from teachd.store.approvals import ApprovalQueue
 
         approver = PageApprover(ApprovalQueue(app.store), run_id)

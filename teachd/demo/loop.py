@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from teachd.config import Settings
+from teachd.core.errors import Failed
 from teachd.demo.sampleapp import SampleApp, Variant
 from teachd.demo.sampleapp.judge import RIGHT, judge, teachd_env
 from teachd.demo.sampleapp.script import TASK, demonstrate
 from teachd.demo.xvfb import xvfb
-from teachd.errors import Failed
 from teachd.runner.gate import Answer, Request
 from teachd.skills.exchange import export_md
 from teachd.store import open_store

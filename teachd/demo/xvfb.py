@@ -11,7 +11,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 
-from teachd.errors import Unavailable
+from teachd.core.errors import Unavailable
 
 
 @contextlib.contextmanager

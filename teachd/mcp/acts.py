@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from playwright.sync_api import Error as PlaywrightError
 
-from teachd.errors import BadInput, NotFound, PolicyStop
+from teachd.core.errors import BadInput, NotFound, PolicyStop
 from teachd.mcp.worker import Browser
 from teachd.runner.quoting import quoted
 from teachd.runner.replay import type_like_a_person

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import httpx
 
-from teachd.errors import PolicyStop
-from teachd.pids import alive
-from teachd.server.secrets import Ticket
-from teachd.server.security import PROOF_PATH, daemon_proof
+from teachd.core.errors import PolicyStop
+from teachd.core.pids import alive
+from teachd.core.proof import PROOF_PATH, daemon_proof
+from teachd.runner.secret_desk import Ticket
 
 DAEMON_FILE = "daemon.json"  # written by ``teachd serve`` while it runs: where it listens
 

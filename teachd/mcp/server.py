@@ -47,7 +47,9 @@ from pydantic import Field
 from compiler.names import PROMPT_ARGS
 from compiler.plan import PlanError, Procedure
 from teachd import __version__
-from teachd.errors import TeachdError
+from teachd.core.errors import TeachdError
+from teachd.core.models import Skill
+from teachd.core.paths import check_relpath
 from teachd.mcp.acts import Act
 from teachd.mcp.approver import ALLOW_ONCE_SCHEMA, APPROVAL
 from teachd.mcp.presence import Presence
@@ -56,9 +58,7 @@ from teachd.runner.gate import Asking
 from teachd.runner.run import BROWSERS_PER_PERSON
 from teachd.runner.session import manifest, visible_skills
 from teachd.skills.disk import DiskSkill
-from teachd.skills.paths import check_relpath
 from teachd.skills.urls import content_type_for
-from teachd.store.models import Skill
 
 INSTRUCTIONS = """\
 teachd serves the owner's skills, taught by demonstration, and a browser to act in.

@@ -20,7 +20,7 @@ from compiler.plan import PlanError, Procedure
 from compiler.scope import in_scope
 from recorder.errors import first_line
 from teachd.config import Settings
-from teachd.errors import BadInput, NotFound, PolicyStop, TeachdError
+from teachd.core.errors import BadInput, NotFound, PolicyStop, TeachdError
 from teachd.mcp.acts import SECRET, Act, by_ref_or_role, masked_field, perform
 from teachd.mcp.approver import Caller, ClientApprover, answers_of, anywhere, asks_in_rounds
 from teachd.mcp.worker import Browser, BrowserWorker
@@ -31,8 +31,8 @@ from teachd.runner.policy import RunPolicy, Who
 from teachd.runner.replay import Halt, Replayer, plain
 from teachd.runner.run import RunOptions, prepare, replay
 from teachd.runner.secrecy import Scrubber
+from teachd.runner.secret_desk import SecretSource, Ticket, wait_for_secret
 from teachd.runner.session import RunSession
-from teachd.server.secrets import SecretSource, Ticket, wait_for_secret
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.rules import RuleStore
 from teachd.store.runs import RunStore

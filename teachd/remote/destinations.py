@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from compiler import urls
-from teachd.errors import TeachdError
+from teachd.core.errors import TeachdError
 from teachd.remote.addresses import literal_ip, name_refusal, refusal
 from teachd.remote.egress import Resolver, SystemResolver
 

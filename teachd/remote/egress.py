@@ -31,7 +31,7 @@ import httpcore
 import httpx
 
 from compiler import urls
-from teachd.errors import BadInput, LimitExceeded, NotFound, PolicyStop, Unavailable
+from teachd.core.errors import BadInput, LimitExceeded, NotFound, PolicyStop, Unavailable
 from teachd.remote.addresses import literal_ip, name_refusal, refusal
 
 MAX_REDIRECTS = 5

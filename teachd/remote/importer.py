@@ -10,11 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from teachd.errors import Conflict
+from teachd.core.errors import Conflict
+from teachd.core.models import Skill, SkillContent
 from teachd.remote.egress import Egress
 from teachd.remote.sources import Plan, fetch, parse_source, resolve
 from teachd.skills.exchange import Imported, export_md, from_skill_md
-from teachd.store.models import Skill, SkillContent
 from teachd.store.origins import IMPORTED
 from teachd.store.skills import SkillStore
 

@@ -25,10 +25,10 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 from compiler import urls
-from teachd.errors import BadInput, InvalidSkill, LimitExceeded, NotFound
+from teachd.core.errors import BadInput, InvalidSkill, LimitExceeded, NotFound
+from teachd.core.limits import MAX_FILE_BYTES, MAX_FILES, MAX_TOTAL_BYTES, as_text, looks_binary
 from teachd.remote.egress import Egress
 from teachd.skills.skillmd.validate import SKIP_DIRS
-from teachd.store.limits import MAX_FILE_BYTES, MAX_FILES, MAX_TOTAL_BYTES, as_text, looks_binary
 
 API = "https://api.github.com"
 RAW = "https://raw.githubusercontent.com"

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compiler.desktop import below_window
-from teachd.errors import Unavailable
+from teachd.core.errors import Unavailable
 
 PRESS_ACTIONS = ("click", "press")  # a widget's own actions that do what a click does ("activate"
 # on a text field is its Enter: not a click)

@@ -8,9 +8,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from teachd.errors import BadInput, Conflict, NotFound
-from teachd.skills.history import RUN_REF, append_history, history_line, mark_validated
-from teachd.store.models import Skill, SkillContent
+from teachd.core.errors import BadInput, Conflict, NotFound
+from teachd.core.history import RUN_REF, append_history, history_line, mark_validated
+from teachd.core.models import Skill, SkillContent
 from teachd.store.runs import RunStore
 
 OUTCOMES = ("success", "failure")

@@ -27,9 +27,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import IO, Protocol
 
-from teachd.errors import PolicyStop
+from teachd.core.approval import Approval
+from teachd.core.errors import PolicyStop
 from teachd.runner.quoting import quoted, visible
-from teachd.skills.approval import Approval
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ fails as ``Aborted`` (no error page commits; the frame stays where it was),
 so the server behind it receives nothing. Where a person can be asked, the
 layer asks first (``ask``) and a yes lets that one request through; the
 refusals are kept, and the caller turns them into a
-:class:`~teachd.errors.PolicyStop` that says what was stopped.
+:class:`~teachd.core.errors.PolicyStop` that says what was stopped.
 
 Why not Playwright's ``route``: it shows a handler only a request's first
 hop (Chromium follows a redirect on its own), and answering a page from
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from playwright.sync_api import Error as PlaywrightError
 
 from compiler import urls
-from teachd.errors import PolicyStop, Unavailable
+from teachd.core.errors import PolicyStop, Unavailable
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, CDPSession, Frame, Page, WebSocketRoute

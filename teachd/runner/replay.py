@@ -38,7 +38,7 @@ from playwright.sync_api import expect
 from compiler.plan import Anchor, Locator, PlanStep, Procedure
 from compiler.scope import in_scope, matches_pattern, url_pattern
 from recorder.errors import first_line
-from teachd.errors import InvalidSkill, PolicyStop, TeachdError
+from teachd.core.errors import InvalidSkill, PolicyStop, TeachdError
 from teachd.runner.gate import Action, Gate, Plan
 from teachd.runner.gate import PlanStep as PlanLine
 from teachd.runner.guard import Layer, Stopped, element_location, focused_location, guard_for

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from compiler.plan import Procedure
 from recorder.browser import CAPTURE_JS
-from teachd.errors import BadInput, PolicyStop, Unavailable
+from teachd.core.errors import BadInput, PolicyStop, Unavailable
 from teachd.runner.gate import Approver, Asking, Gate
 from teachd.runner.plan_view import plan_of
 from teachd.runner.policy import RunPolicy, Who

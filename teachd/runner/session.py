@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from teachd.errors import NotFound
+from teachd.core.errors import NotFound
+from teachd.core.models import Skill
+from teachd.core.paths import check_relpath
 from teachd.runner.gate import Gate
-from teachd.skills.paths import check_relpath
 from teachd.store import SkillStore
-from teachd.store.models import Skill
 
 
 def manifest(store: SkillStore, profile: Sequence[str] | None) -> list[dict[str, str]]:

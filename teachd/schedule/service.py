@@ -28,15 +28,14 @@ from apscheduler.triggers.cron import CronTrigger
 
 from compiler.plan import Procedure
 from teachd.config import Settings
-from teachd.errors import NotFound, as_teachd_error
+from teachd.core.errors import NotFound, as_teachd_error
+from teachd.core.schedules import Spec, missed_note, trigger
 from teachd.runner.policy import RunPolicy, Who
-from teachd.runner.run import RunOptions, open_chromium
+from teachd.runner.run import RunOptions, RunOutcome, open_chromium
+from teachd.runner.secret_desk import SecretDesk, person_settings, without_secrets
 from teachd.schedule.health import probe
-from teachd.schedule.jobstore import FIRE_REF, DatabaseJobStore, job_id
-from teachd.schedule.specs import Spec, missed_note, trigger
-from teachd.server.jobs import run_on_the_page
-from teachd.server.secrets import SecretDesk, person_settings, without_secrets
 from teachd.store.approvals import ApprovalQueue
+from teachd.store.jobstore import FIRE_REF, DatabaseJobStore, job_id
 from teachd.store.locks import FileLock
 from teachd.store.profiles import resolve_profile
 from teachd.store.runs import RunStore, purge_pictures
@@ -51,11 +50,16 @@ SYNC_EVERY = 5.0  # seconds between the leader's looks at the schedules table (a
 RETENTION_JOB = "retention"
 RETENTION_CRON = {"hour": 3, "minute": 17}  # daily, at a quiet hour
 
+# How a scheduled run is replayed: ``teachd.server.jobs.run_on_the_page`` in the daemon — the one
+# way a run waits on the Approvals page. It is handed in, so the scheduler sits below the surfaces.
+PageRunner = Callable[..., RunOutcome]
+
 
 class ScheduleService:
     def __init__(self, store: SkillStore, settings: Settings, approvals: ApprovalQueue, desk: SecretDesk,
-                 timezone: Any = None) -> None:
+                 run_page: PageRunner, timezone: Any = None) -> None:
         self.store, self.settings, self.approvals, self.desk = store, settings, approvals, desk
+        self.run_page = run_page
         self.leader = store.db.leader("scheduler")
         self.jobs = DatabaseJobStore(store.db, self.fire)
         self.scheduler = BackgroundScheduler(
@@ -211,11 +215,11 @@ class ScheduleService:
             if self.asker is None:
                 raise NotFound(f"no secret page for {store.owner}'s scheduled run")
             approvals, desk = self.asker(store.owner)
-        outcome = run_on_the_page(RunStore(store), settings, approvals, desk, view["slug"],
-                                  dict(view["params"]), label=f"schedule-{view['id']}",
-                                  origin=f"schedule {view['id']}", timeout=float(view["timeout_s"]),
-                                  profile=resolve_profile(self.settings, store, view["profile"]),
-                                  start_url=view.get("start_url"))
+        outcome = self.run_page(RunStore(store), settings, approvals, desk, view["slug"],
+                                dict(view["params"]), label=f"schedule-{view['id']}",
+                                origin=f"schedule {view['id']}", timeout=float(view["timeout_s"]),
+                                profile=resolve_profile(self.settings, store, view["profile"]),
+                                start_url=view.get("start_url"))
         label = outcome.status
         if outcome.status == "aborted" and outcome.message.startswith("not approved"):
             label = "not approved"

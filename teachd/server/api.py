@@ -14,16 +14,16 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from compiler.plan import PlanError, Procedure
-from teachd.errors import BadInput, Conflict, NotFound, PolicyStop
+from teachd.core.approval import GATED_TOOLS
+from teachd.core.errors import BadInput, Conflict, NotFound, PolicyStop
+from teachd.core.models import Skill
+from teachd.core.schedules import DEFAULT_TIMEOUT, spec_from
 from teachd.runner.gate import ANSWERS
-from teachd.schedule.specs import DEFAULT_TIMEOUT, spec_from
 from teachd.server.state import Daemon
-from teachd.skills.approval import GATED_TOOLS
 from teachd.skills.edits import put_file, remove_file, set_approval
 from teachd.skills.exchange import Imported, export_envelope, export_md, from_envelope, from_skill_md
 from teachd.store.grants import GrantStore
 from teachd.store.groups import GroupStore
-from teachd.store.models import Skill
 from teachd.store.origins import IMPORTED
 from teachd.store.profiles import profile_names
 from teachd.store.schedules import ScheduleStore

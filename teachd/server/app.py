@@ -23,7 +23,8 @@ from starlette.schemas import SchemaGenerator
 
 from teachd import __version__
 from teachd.config import Settings
-from teachd.errors import TeachdError, as_teachd_error, http_headers
+from teachd.core.errors import TeachdError, as_teachd_error, http_headers
+from teachd.core.proof import PROOF_PATH, daemon_proof
 from teachd.mcp.secrets import remove_daemon_file, write_daemon_file
 from teachd.server import api, pages, runs_api
 from teachd.server.security import (
@@ -31,10 +32,8 @@ from teachd.server.security import (
     COOKIE,
     IDLE,
     LIFETIME,
-    PROOF_PATH,
     Guard,
     Sessions,
-    daemon_proof,
     load_token,
 )
 from teachd.server.state import Daemon

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from teachd.config import Settings
-from teachd.errors import BadInput, Conflict, Failed, NotFound, PolicyStop, TooMany
+from teachd.core.errors import BadInput, Conflict, Failed, NotFound, PolicyStop, TooMany
 from teachd.runner.gate import PageApprover
 from teachd.runner.policy import Who
 from teachd.runner.run import BROWSERS_PER_PERSON, RunOptions, RunOutcome, run_skill
-from teachd.server.secrets import SecretDesk, desk_secret, without_secrets
+from teachd.runner.secret_desk import SecretDesk, desk_secret, without_secrets
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.rules import RuleStore
 from teachd.store.runs import RunStore

@@ -26,14 +26,14 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from teachd.errors import NotFound
+from teachd.core.approval import GATED_TOOLS
+from teachd.core.errors import NotFound
 from teachd.server import runs_api
 from teachd.server.api import daemon, schedule_views, skill_view
 from teachd.server.state import Daemon
 from teachd.server.ui import views
 from teachd.server.ui.assets import ASSETS, CACHE, asset
 from teachd.server.ui.words import duration, schedule_words
-from teachd.skills.approval import GATED_TOOLS
 from teachd.store.schedules import ScheduleStore
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"

@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from teachd.errors import BadInput, Conflict, NotFound
+from teachd.core.errors import BadInput, Conflict, NotFound
 from teachd.runner.feedback import OUTCOMES, UNDO_SECONDS, give_feedback, undo_feedback
 from teachd.server.api import _text, body, daemon
 from teachd.server.state import Daemon

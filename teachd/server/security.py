@@ -43,7 +43,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from teachd.errors import KeyProblem, Unavailable, http_headers
+from teachd.core.errors import KeyProblem, Unavailable, http_headers
+from teachd.core.proof import PROOF_PATH
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -58,7 +59,6 @@ MAX_BODY = 8 * 1024 * 1024  # a skill's envelope: 1 MB of text, up to 6 bytes a 
 IDLE = 12 * 3600  # a browser session unused this long ends
 LIFETIME = 7 * 24 * 3600  # and any ends this long after its login
 BODY_TIMEOUT = 20.0  # a request body must arrive within this many seconds after its headers
-PROOF_PATH = "/teachd-proof"  # answers HMAC(token, challenge): ``teachd mcp`` checks it talks to this daemon
 OPEN_PATHS = frozenset({"/login", "/logged-out", "/favicon.ico", PROOF_PATH})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _NONCE = re.compile(r"[A-Za-z0-9_-]{16,64}")
@@ -78,15 +78,6 @@ def load_token(home: Path) -> str:
     if len(token) < 32:
         raise KeyProblem(f"{path} holds no usable token")
     return token
-
-
-def daemon_proof(token: str, base_url: str, challenge: str) -> str:
-    """What the daemon at ``base_url`` answers to ``challenge``: only a
-    holder of the token can compute it, and the daemon's own address is in
-    it, so a server relaying the challenge to a real daemon elsewhere gets
-    an answer that does not fit where it listens."""
-    msg = f"teachd-daemon-proof\n{base_url.rstrip('/')}\n{challenge}".encode()
-    return hmac.new(token.encode(), msg, hashlib.sha256).hexdigest()
 
 
 @dataclass

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from teachd.config import Settings
+from teachd.runner.secret_desk import SecretDesk, person_settings
 from teachd.schedule.service import ScheduleService
-from teachd.server.jobs import Runs, Teaching
-from teachd.server.secrets import SecretDesk, person_settings
+from teachd.server.jobs import Runs, Teaching, run_on_the_page
 from teachd.server.security import Sessions
 from teachd.store import SkillStore, open_store
 from teachd.store.approvals import ApprovalQueue
@@ -55,7 +55,7 @@ class Daemon:
                      Runs(runs, settings, approvals, desk),
                      Teaching(dict(settings.environ), settings.home / CONTROL_FILE, store.owner), sessions,
                      login_code,
-                     desk, ScheduleService(store, settings, approvals, desk))
+                     desk, ScheduleService(store, settings, approvals, desk, run_on_the_page))
         daemon.schedules.asker = lambda user: daemon.as_user(user).asking()
         return daemon
 
@@ -101,7 +101,7 @@ class Daemon:
 
         from teachd.mcp.server import IDLE_AFTER, TeachdMCP
         from teachd.mcp.session import services_for
-        from teachd.server.secrets import DeskSource
+        from teachd.runner.secret_desk import DeskSource
         from teachd.skills.disk import shelf_for
 
         disk = shelf_for(self.settings, Path.cwd(), Path.home())  # where teachd serve was started

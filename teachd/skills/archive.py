@@ -11,9 +11,9 @@ import zipfile
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from teachd.errors import InvalidSkill, LimitExceeded, UnsafePath
-from teachd.skills.paths import check_relpath
-from teachd.store.limits import MAX_FILE_BYTES, MAX_FILES, MAX_TOTAL_BYTES, BinaryFile, as_text, looks_binary
+from teachd.core.errors import InvalidSkill, LimitExceeded, UnsafePath
+from teachd.core.limits import MAX_FILE_BYTES, MAX_FILES, MAX_TOTAL_BYTES, BinaryFile, as_text, looks_binary
+from teachd.core.paths import check_relpath
 
 BINARY = b"\0binary"  # an entry known binary by its name: never read
 

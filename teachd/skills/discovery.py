@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from teachd.config import Settings
-from teachd.errors import InvalidSkill
+from teachd.core.errors import InvalidSkill
 from teachd.skills.skillmd import SkillDoc, parse_skill_md
 
 log = logging.getLogger("teachd.skills.discovery")

@@ -26,14 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from teachd.config import Settings
-from teachd.errors import InvalidSkill, NotFound, TeachdError
-from teachd.skills.approval import Approval
+from teachd.core.approval import Approval
+from teachd.core.errors import InvalidSkill, NotFound, TeachdError
+from teachd.core.limits import MAX_FILES, looks_binary
+from teachd.core.paths import check_relpath, resolve_inside
 from teachd.skills.discovery import Discovery, Found, discover_for
 from teachd.skills.folder import read_plain_text
-from teachd.skills.paths import check_relpath, resolve_inside
 from teachd.skills.skillmd import parse_skill_md
 from teachd.skills.skillmd.validate import SKIP_DIRS
-from teachd.store.limits import MAX_FILES, looks_binary
 
 log = logging.getLogger("teachd.skills.disk")
 RESCAN_AFTER = 5.0  # seconds: a skill added on disk reaches the next listing after this long at most

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from teachd.errors import BadInput, NotFound
-from teachd.skills.approval import GATED_TOOLS, Approval
-from teachd.skills.paths import check_relpath
-from teachd.store.models import SkillContent
+from teachd.core.approval import GATED_TOOLS, Approval
+from teachd.core.errors import BadInput, NotFound
+from teachd.core.models import SkillContent
+from teachd.core.paths import check_relpath
 
 Edit = Callable[[SkillContent], SkillContent]
 

@@ -15,17 +15,17 @@ from typing import Any
 
 import yaml
 
-from teachd.errors import InvalidSkill, LimitExceeded, NotFound, UnsafePath
-from teachd.skills.approval import Approval
+from teachd.core.approval import Approval
+from teachd.core.errors import InvalidSkill, LimitExceeded, NotFound, UnsafePath
+from teachd.core.limits import MAX_FILES, BinaryFile, left_out, looks_binary
+from teachd.core.models import Skill, SkillContent
+from teachd.core.paths import resolve_inside
+from teachd.core.skill_fields import name_problems
 from teachd.skills.archive import check_names, is_archive, read_archive
 from teachd.skills.folder import read_plain_text
-from teachd.skills.paths import resolve_inside
 from teachd.skills.skillmd import parse_skill_md, render_skill_md
-from teachd.skills.skillmd.fields import name_problems
 from teachd.skills.skillmd.parse import load_frontmatter, split_header
 from teachd.skills.skillmd.validate import SKIP_DIRS
-from teachd.store.limits import MAX_FILES, BinaryFile, left_out, looks_binary
-from teachd.store.models import Skill, SkillContent
 
 # A skill is at most 1 MB of text; as JSON each character may take up to 6
 # bytes (\uXXXX). The envelope file may be that large; its content is then

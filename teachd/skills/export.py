@@ -13,11 +13,11 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from teachd.errors import Conflict
+from teachd.core.errors import Conflict
+from teachd.core.models import Skill
+from teachd.core.paths import check_relpath
 from teachd.skills.exchange import export_md
 from teachd.skills.folder import write_skill_folder
-from teachd.skills.paths import check_relpath
-from teachd.store.models import Skill
 
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # zip's earliest time: every entry the same, whenever it is exported
 

@@ -12,9 +12,9 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from teachd.errors import LimitExceeded, UnsafePath
-from teachd.skills.paths import check_relpath
-from teachd.store.limits import MAX_FILE_BYTES, as_text
+from teachd.core.errors import LimitExceeded, UnsafePath
+from teachd.core.limits import MAX_FILE_BYTES, as_text
+from teachd.core.paths import check_relpath
 
 
 def _fsync_dir(path: Path) -> None:

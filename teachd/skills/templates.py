@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from teachd.errors import BadInput, NotFound
-from teachd.skills.approval import Approval
+from teachd.core.approval import Approval
+from teachd.core.errors import BadInput, NotFound
+from teachd.core.models import SkillContent
+from teachd.core.skill_fields import DESCRIPTION_MAX, DISPLAY_NAME_MAX, name_problems
 from teachd.skills.skillmd import parse_skill_md
-from teachd.skills.skillmd.fields import DESCRIPTION_MAX, DISPLAY_NAME_MAX, name_problems
-from teachd.store.models import SkillContent
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-from teachd.errors import BadInput, Conflict, NotFound, UnsafePath
+from teachd.core.errors import BadInput, Conflict, NotFound, UnsafePath
+from teachd.core.paths import check_relpath
 from teachd.skills.discovery import Found
 from teachd.skills.disk import DiskSkill
 from teachd.skills.exchange import export_md
-from teachd.skills.paths import check_relpath
 from teachd.store import SkillStore
 
 

@@ -9,11 +9,11 @@ daemon of a team store needs the same one).
 from __future__ import annotations
 
 from teachd.config import Settings
-from teachd.errors import BadInput, KeyProblem
+from teachd.core.errors import BadInput, KeyProblem
+from teachd.core.models import Skill, SkillContent, SkillVersion
 from teachd.store.crypto import Cipher, create_key, read_key
 from teachd.store.db import Database, SQLiteDatabase
 from teachd.store.migrations import MIGRATIONS
-from teachd.store.models import Skill, SkillContent, SkillVersion
 from teachd.store.origins import settle_unknown
 from teachd.store.rotation import recover
 from teachd.store.skills import SkillStore

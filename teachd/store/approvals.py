@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from teachd.errors import BadInput, NotFound
+from teachd.core.errors import BadInput, NotFound
 from teachd.store.skills import SkillStore
 
 _STATE = {"run": "allowed_run", "once": "allowed"}  # a person's word → the row's state (else denied)

@@ -16,7 +16,7 @@ from pathlib import Path
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from teachd.errors import KeyProblem
+from teachd.core.errors import KeyProblem
 
 KEY_BYTES = 32
 NONCE_BYTES = 12

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from teachd.errors import Unavailable
+from teachd.core.errors import Unavailable
 
 Row = dict[str, Any]
 _SQLITE_IOERR, _SQLITE_FULL = 10, 13  # SQLite's primary result codes

@@ -9,16 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from teachd.errors import BadInput, NotFound
+from teachd.core.errors import BadInput, NotFound
 from teachd.store.db import Database, Row
 from teachd.store.groups import GroupStore
 from teachd.store.revision import moved
 from teachd.store.users import UserStore
-
-if TYPE_CHECKING:
-    from teachd.store.skills import SkillStore
 
 USE, EDIT = "use", "edit"
 CAN = (USE, EDIT)
@@ -47,10 +44,21 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+class Owned(Protocol):
+    """What sharing needs of a person's skills (``SkillStore``): their
+    database, whose they are, and the owner-only check. Named here so the
+    skill store, which reads grants, is not imported back."""
+
+    db: Database
+    owner: str
+
+    def own(self, slug: str) -> None: ...
+
+
 class GrantStore:
     """The grants on the owner's own skills (only an owner shares)."""
 
-    def __init__(self, skills: SkillStore, clock: Callable[[], str] = _now) -> None:
+    def __init__(self, skills: Owned, clock: Callable[[], str] = _now) -> None:
         self.skills, self.db, self.owner, self._clock = skills, skills.db, skills.owner, clock
 
     def share(self, slug: str, grantee: str, can: str = USE) -> list[dict[str, Any]]:

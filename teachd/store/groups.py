@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
-from teachd.errors import BadInput, Conflict, NotFound
+from teachd.core.errors import BadInput, Conflict, NotFound
 from teachd.store.db import Database, Transaction
 from teachd.store.revision import moved
 from teachd.store.users import UserStore, check_name

@@ -22,7 +22,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 from recorder.errors import first_line
-from teachd.errors import Unavailable
+from teachd.core.errors import Unavailable
 from teachd.store.db import Row, apply_migrations
 
 _MIGRATION_LOCK = 0x7EAC4D  # advisory lock key: one process migrates at a time

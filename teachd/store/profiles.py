@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
 from teachd.config import Settings
-from teachd.errors import BadInput, NotFound
-from teachd.skills.skillmd.fields import name_problems
+from teachd.core.errors import BadInput, NotFound
+from teachd.core.skill_fields import name_problems
 from teachd.store.skills import SkillStore
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from teachd.errors import KeyProblem
+from teachd.core.errors import KeyProblem
 from teachd.store.crypto import Cipher, create_key, read_key
 from teachd.store.db import Database
 

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from teachd.errors import BadInput, NotFound
-from teachd.skills.approval import GATED_TOOLS
+from teachd.core.approval import GATED_TOOLS
+from teachd.core.errors import BadInput, NotFound
 from teachd.store.db import Database
 
 

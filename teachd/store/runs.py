@@ -15,9 +15,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from teachd.errors import NotFound
+from teachd.core.errors import NotFound
 from teachd.store.db import Database, Transaction
-from teachd.store.orphans import runner_id
+from teachd.store.processes import runner_id
 from teachd.store.skills import SkillStore
 
 

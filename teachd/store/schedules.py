@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from compiler.plan import PlanError, Procedure
-from teachd.errors import BadInput, NotFound
-from teachd.schedule.specs import Spec
+from teachd.core.errors import BadInput, NotFound
+from teachd.core.schedules import Spec
 from teachd.store.skills import SkillStore
 
 
@@ -100,7 +100,7 @@ class ScheduleStore:
     def listed(self) -> list[dict[str, Any]]:
         """The schedules as the CLI and the Schedules page show them: when, and
         the next run time the scheduler's own state holds."""
-        from teachd.schedule.jobstore import next_runs
+        from teachd.store.jobstore import next_runs
 
         nexts = next_runs(self.db)
         return [{**v, "when": spec_of(v).when, "next_run": nexts.get(v["id"])} for v in self.all()]

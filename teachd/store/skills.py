@@ -17,15 +17,15 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from teachd.errors import Conflict, InvalidSkill, KeyProblem, NotFound, PolicyStop
-from teachd.skills.approval import Approval
-from teachd.skills.skillmd.fields import name_problems
+from teachd.core.approval import Approval
+from teachd.core.errors import Conflict, InvalidSkill, KeyProblem, NotFound, PolicyStop
+from teachd.core.limits import check_files
+from teachd.core.models import Skill, SkillContent, SkillVersion
+from teachd.core.skill_fields import name_problems
 from teachd.store import revision
 from teachd.store.crypto import Cipher
 from teachd.store.db import Database, Row, Transaction
 from teachd.store.grants import REACHING, reaching, strongest
-from teachd.store.limits import check_files
-from teachd.store.models import Skill, SkillContent, SkillVersion
 from teachd.store.origins import _IMPORTED_NOTES, _TAUGHT_NOTES, CREATED, IMPORTED, ORIGINS, TAUGHT
 
 _Listing = tuple[int, dict[str, dict[str, str]], list[dict[str, str]]]  # revision, by slug, in order

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from teachd.errors import BadInput, Conflict, NotFound
+from teachd.core.errors import BadInput, Conflict, NotFound
 from teachd.store.db import Database
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from compiler.skill import CompiledSkill, compile_recording
-from teachd.skills.approval import Approval
+from teachd.core.approval import Approval
+from teachd.core.models import Skill
 from teachd.skills.skillmd import render_skill_md
 from teachd.store import SkillContent, SkillStore
-from teachd.store.models import Skill
 from teachd.store.origins import TAUGHT
 from teachd.teach.recordings import read_recording
 

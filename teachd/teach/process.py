@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from teachd.errors import Failed
+from teachd.core.errors import Failed
 
 
 def free_port() -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from compiler.recording import Recording, RecordingError, parse_recording
-from teachd.errors import InvalidSkill, LimitExceeded, NotFound
+from teachd.core.errors import InvalidSkill, LimitExceeded, NotFound
 
 MAX_EVENTS_BYTES = 256 * 1024 * 1024
 MAX_FRAME_BYTES = 4 * 1024 * 1024

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 from compiler.plan import STEPS_FILE, PlanStep, Procedure
 from compiler.recording import Recording
 from compiler.repair import RepairedSkill, RepairError, repair_skill
-from teachd.errors import BadInput, Conflict, PolicyStop
-from teachd.skills.approval import Approval
-from teachd.skills.history import append_history
-from teachd.store.models import Skill, SkillContent
+from teachd.core.approval import Approval
+from teachd.core.errors import BadInput, Conflict, PolicyStop
+from teachd.core.history import append_history
+from teachd.core.models import Skill, SkillContent
 from teachd.teach.recordings import read_recording
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ import pytest
 from mcp import Client
 
 from recorder.browser import chromium_path
-from teachd.errors import Unavailable
+from teachd.core.errors import Unavailable
 from teachd.remote.destinations import Destinations
 from teachd.store import SkillStore, open_store
 from teachd.store.grants import GrantStore

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from teachd.errors import BadInput
+from teachd.core.errors import BadInput
 from teachd.mcp.acts import Act
 from teachd.runner.gate import Action, Request
 from teachd.runner.quoting import quoted

@@ -16,9 +16,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from teachd.errors import PolicyStop
+from teachd.core.errors import PolicyStop
 from teachd.mcp.secrets import DaemonSource
-from teachd.server.secrets import Ticket
+from teachd.runner.secret_desk import Ticket
 from teachd.server.security import load_token
 from tests.security.web_surface import Seen, daemon, other_server
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from teachd.config import Settings
-from teachd.errors import PolicyStop
+from teachd.core.errors import PolicyStop
 from teachd.server.jobs import Teaching
 from teachd.store import open_store
 from teachd.store.users import UserStore

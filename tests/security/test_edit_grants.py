@@ -10,8 +10,8 @@ from dataclasses import replace
 
 import pytest
 
-from teachd.errors import PolicyStop
-from teachd.skills.approval import Approval
+from teachd.core.approval import Approval
+from teachd.core.errors import PolicyStop
 from teachd.skills.edits import put_file, remove_file, set_approval
 from teachd.store import SkillStore
 from teachd.store.grants import GrantStore

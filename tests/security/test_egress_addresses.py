@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from teachd.errors import BadInput, PolicyStop
+from teachd.core.errors import BadInput, PolicyStop
 from teachd.remote.addresses import IPV4_SPECIAL, IPV6_SPECIAL, Block, literal_ip, refusal, special_block
 from teachd.remote.egress import Egress
 from tests.netfake import FakeInternet

@@ -19,7 +19,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from teachd.config import Settings
-from teachd.skills.approval import Approval
+from teachd.core.approval import Approval
 from teachd.store import SkillContent, SkillStore, open_store
 from teachd.store.crypto import Cipher
 from teachd.store.users import UserStore

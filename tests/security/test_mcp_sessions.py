@@ -209,9 +209,9 @@ def test_daemon_replays_are_capped_per_person_too(store, settings: Settings) -> 
 
     import pytest
 
-    from teachd.errors import NotFound, TooMany
+    from teachd.core.errors import NotFound, TooMany
+    from teachd.runner.secret_desk import SecretDesk
     from teachd.server.jobs import Runs
-    from teachd.server.secrets import SecretDesk
     from teachd.store.approvals import ApprovalQueue
     from teachd.store.runs import RunStore
 

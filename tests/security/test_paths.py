@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from teachd.errors import UnsafePath
+from teachd.core.errors import UnsafePath
+from teachd.core.paths import check_relpath
 from teachd.skills.edits import put_file
 from teachd.skills.exchange import read_import_source
-from teachd.skills.paths import check_relpath
 from teachd.store import SkillContent, SkillStore
 
 ESCAPES = [

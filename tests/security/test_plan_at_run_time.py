@@ -13,11 +13,11 @@ import pytest
 
 from compiler.plan import PlanStep as CompiledStep
 from compiler.plan import Procedure
-from teachd.errors import PolicyStop
+from teachd.core.approval import Approval
+from teachd.core.errors import PolicyStop
 from teachd.runner.gate import Action, Answer, Gate, Plan, PlanStep, Request
 from teachd.runner.plan_view import plan_of, value_of
 from teachd.runner.replay import Replayer
-from teachd.skills.approval import Approval
 
 APP = "https://shop.example"
 FORM = f"{APP}/form"

@@ -16,9 +16,9 @@ from mcp import Client
 from mcp_types import ElicitResult
 
 from teachd.config import settings_from_env
-from teachd.skills.approval import Approval
+from teachd.core.approval import Approval
+from teachd.core.models import SkillContent
 from teachd.store import open_store
-from teachd.store.models import SkillContent
 from teachd.store.runs import RunStore
 
 SLUG = "pay-the-invoice"

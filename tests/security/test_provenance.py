@@ -15,9 +15,9 @@ import pytest
 
 from compiler.plan import Procedure
 from teachd.config import Settings
+from teachd.core.approval import Approval
 from teachd.runner.gate import DenyAll, Gate
 from teachd.runner.session import RunSession
-from teachd.skills.approval import Approval
 from teachd.skills.exchange import export_envelope, export_md, read_import_source
 from teachd.store import SkillContent, SkillStore, open_store
 from teachd.teach.compile import compile_dir, save_compiled
@@ -89,7 +89,7 @@ def test_an_import_over_a_taught_skill_makes_it_imported(store: SkillStore, tmp_
 
 
 def test_only_the_owner_accepts_an_import_as_taught(store: SkillStore, tmp_path: Path) -> None:
-    from teachd.errors import PolicyStop
+    from teachd.core.errors import PolicyStop
     from teachd.store.grants import GrantStore
     from teachd.store.users import UserStore
 

@@ -212,7 +212,7 @@ def test_a_person_is_held_to_public_places_by_the_settings_every_path_builds_fro
     are built from (the daemon's ``person_settings``) say no host network,
     and the policy built from them refuses loopback by every spelling."""
     from teachd.runner.policy import RunPolicy, Who
-    from teachd.server.secrets import person_settings
+    from teachd.runner.secret_desk import person_settings
 
     owner = Settings(home=tmp_path, owner="alice")
     bobs = person_settings(owner)
@@ -236,7 +236,7 @@ def test_a_replays_workers_and_webrtc_reach_nothing_on_the_daemons_loopback(tmp_
     from teachd.runner.gate import Answer
     from teachd.runner.policy import Who
     from teachd.runner.run import RunOptions, run_skill
-    from teachd.server.secrets import person_settings
+    from teachd.runner.secret_desk import person_settings
     from teachd.store.runs import RunStore
     from tests.security.test_agent_browser_destinations import (
         PUBLIC,
@@ -278,9 +278,9 @@ def test_team_origins_are_the_owners_choice_and_nothing_else_local_passes(tmp_pa
     loopback, or anything that is not an origin stays refused or is refused
     in one line."""
     from teachd.config import settings_from_env
-    from teachd.errors import BadInput
+    from teachd.core.errors import BadInput
     from teachd.runner.policy import RunPolicy, Who
-    from teachd.server.secrets import person_settings
+    from teachd.runner.secret_desk import person_settings
 
     home = tmp_path / "home"
     home.mkdir(mode=0o700)

@@ -189,7 +189,7 @@ def test_a_skill_with_no_scope_recorded_has_no_page_in_scope(chromium: Any, site
     page it would open asks, and a no reaches nothing."""
     from compiler.plan import PlanStep, Procedure
     from recorder.browser import CAPTURE_JS
-    from teachd.errors import PolicyStop
+    from teachd.core.errors import PolicyStop
     from teachd.runner.gate import Gate
     from teachd.runner.replay import Replayer
 

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from teachd.config import Settings
-from teachd.errors import NotFound
-from teachd.server.secrets import GIVEN_TTL, IDLE_TTL, MAX_AGE, MAX_NAME, MAX_OPEN, MAX_VALUE, SecretDesk
+from teachd.core.errors import NotFound
+from teachd.runner.secret_desk import GIVEN_TTL, IDLE_TTL, MAX_AGE, MAX_NAME, MAX_OPEN, MAX_VALUE, SecretDesk
 from teachd.store import SkillStore
 from teachd.store.users import UserStore
 from tests.test_teams import _as, _serve

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from teachd.errors import InvalidSkill
+from teachd.core.errors import InvalidSkill
 from teachd.skills.skillmd import parse_skill_md, validate_skill_dir
 
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import yaml
 
-from teachd.errors import InvalidSkill
-from teachd.skills.skillmd import yamlsafe
-from teachd.skills.skillmd.fields import (
+from teachd.core import yamlsafe
+from teachd.core.errors import InvalidSkill
+from teachd.core.skill_fields import (
     COMPATIBILITY_MAX,
     DESCRIPTION_MAX,
     SPEC_FIELDS,

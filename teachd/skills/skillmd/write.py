@@ -11,8 +11,8 @@ from typing import Any
 
 import yaml
 
-from teachd.errors import InvalidSkill
-from teachd.skills.skillmd.fields import SPEC_FIELDS
+from teachd.core.errors import InvalidSkill
+from teachd.core.skill_fields import SPEC_FIELDS
 
 
 class _BlockDumper(yaml.SafeDumper):

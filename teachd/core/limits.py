@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from teachd.errors import LimitExceeded
-from teachd.skills.paths import check_relpath
+from teachd.core.errors import LimitExceeded
+from teachd.core.paths import check_relpath
 
 MAX_FILES = 32
 MAX_FILE_BYTES = 200 * 1024

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from teachd.skills.approval import Approval
+from teachd.core.approval import Approval
 
 
 @dataclass

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from teachd.errors import BadInput
+from teachd.core.errors import BadInput
 
 if TYPE_CHECKING:
     from apscheduler.triggers.base import BaseTrigger

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from teachd.errors import BadInput, LimitExceeded, NotFound, PolicyStop, TooMany
+from teachd.core.errors import BadInput, LimitExceeded, NotFound, PolicyStop, TooMany
 from teachd.runner.secrecy import without_secrets
 
 if TYPE_CHECKING:

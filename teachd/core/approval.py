@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from teachd.errors import InvalidSkill
+from teachd.core.errors import InvalidSkill
 
 GATED_TOOLS = (
     "run_command",

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from teachd.errors import InvalidSkill
+from teachd.core.errors import InvalidSkill
 
 FRONTMATTER_MAX = 64 * 1024  # characters of YAML text: the spec's fields fit in a few KB
 ALIASES_MAX = 32  # a hand-written frontmatter may reuse a value, never needs more

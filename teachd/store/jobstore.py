@@ -22,7 +22,7 @@ from apscheduler.util import datetime_to_utc_timestamp, utc_timestamp_to_datetim
 
 from teachd.store.db import Database
 
-FIRE_REF = "teachd.schedule.jobstore:unbound"
+FIRE_REF = "teachd.store.jobstore:unbound"
 
 
 def job_id(sid: int) -> str:

@@ -10,7 +10,7 @@ import re
 import unicodedata
 from pathlib import Path
 
-from teachd.errors import UnsafePath
+from teachd.core.errors import UnsafePath
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
