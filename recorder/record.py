@@ -23,7 +23,7 @@ from recorder.errors import NoDisplay, RecorderError, first_line
 from recorder.writer import EventWriter
 
 if TYPE_CHECKING:
-    from playwright.sync_api import BrowserContext, Page
+    from playwright.sync_api import BrowserContext, Page, Playwright
 
 POLL_MS = 50
 log = logging.getLogger("teachd.recorder")
@@ -71,142 +71,247 @@ def new_recording_id(now: datetime | None = None) -> str:
 
 def record(opts: TeachOptions, stop_event: threading.Event | None = None) -> Outcome:
     """Record until a stop condition; the Recording is complete when this returns."""
-    exe = chromium_path(opts.chromium)
-    if not opts.headless and not opts.display:
-        raise NoDisplay("no display to show the browser on: run on a desktop, or pass --headless")
-    stop = stop_event or threading.Event()
-    reason = {"value": "stopped"}
+    return _Recording(opts, stop_event).run()
 
-    def on_signal(signum: int, _frame: Any) -> None:
-        reason["value"] = signal.Signals(signum).name
-        stop.set()
 
-    previous = {}
-    if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            previous[sig] = signal.signal(sig, on_signal)
+@dataclass
+class _Live:
+    """The browser once it is up, with what turns its reports into events."""
 
-    from playwright.sync_api import Error as PlaywrightError
-    from playwright.sync_api import sync_playwright
+    ctx: BrowserContext
+    writer: EventWriter
+    capture: BrowserCapture
 
-    started = datetime.now(UTC)
-    writer: EventWriter | None = None
-    profile = opts.folder.parent / f".profile-{opts.folder.name}"
-    desktop = None
-    capture: BrowserCapture | None = None
-    frames = 0
-    ok = False
-    try:
-        with sync_playwright() as pw:
-            try:
-                # A person's window is real, not emulated: the page reflows when
-                # they resize it, and screen crops line up with the page.
-                size = {"width": opts.viewport["w"], "height": opts.viewport["h"]}
-                ctx = pw.chromium.launch_persistent_context(
-                    str(profile), executable_path=exe, headless=opts.headless,
-                    args=launch_args(opts.cdp_port)
-                    + ([] if opts.headless else [f"--window-size={size['width']},{size['height']}"]),
-                    **({"viewport": size} if opts.headless else {"no_viewport": True}),
-                )
-            except PlaywrightError as exc:
-                raise RecorderError(f"Chromium did not start: {first_line(exc)}") from None
-            writer = EventWriter(opts.folder)  # t = 0 once the browser is up
-            pages: list[Page] = []
-            def stop_from_bar() -> None:
-                reason["value"] = "stopped from the recording bar"
-                stop.set()
 
-            bar = Bar(opts.name, writer, on_stop=stop_from_bar)
-            capture = BrowserCapture(writer=writer, headless=opts.headless, pages=pages, bar=bar,
-                                     display=opts.display, muted=opts.lead_in is not None)
-            def on_close(*_: Any) -> None:
-                if not stop.is_set():
-                    reason["value"] = "browser closed"
-                stop.set()
+class _Recording:
+    """One run of ``record``.
 
-            ctx.on("close", on_close)
-            ctx.on("page", capture.add_tab)
-            page = ctx.pages[0] if ctx.pages else ctx.new_page()
-            capture.tab_of(page)
+    Its state is what the cleanup needs to know about however the run ends (a
+    signal, the bar's Stop, the browser closing, a full disk, an error midway):
+    the writer and the capture exist only once the browser is up, the desktop
+    capture only if it started. ``_finish`` relies on that to close exactly
+    what was opened, and to write the stop event only for a run that got to
+    its end, so a recording is always whole up to where it stopped.
+    """
 
-            def start(url: str, **extra: Any) -> None:
-                writer.put("start", name=opts.name, url=mask_url(url)[0],
-                           screen={"w": opts.viewport["w"], "h": opts.viewport["h"]},
-                           recorder=f"teachd-recorder {__version__}", id=opts.folder.name,
-                           started_at=started.isoformat(timespec="seconds"), **extra)
+    started: datetime  # set once Playwright is imported, just before the browser starts
 
-            if opts.lead_in is None:
-                start(opts.url)
-            ctx.expose_binding(BINDING, capture.on_emit)
-            ctx.add_init_script(path=str(CAPTURE_JS))
-            if opts.lead_in is not None:
-                bar.banner = "Replaying the steps before the one to show you…"
-                lead = opts.lead_in(ctx, page)
-                page = lead.page
-                capture.drain()  # what the replay typed is the replay's, not the person's
-                capture.muted, bar.banner = False, lead.banner
-                tab = capture.tab_of(page)  # the lead-in may have gone on in a new tab
-                start(page.url, **lead.start, **({"tab": tab} if tab else {}))
-                capture.show()
-            else:
-                try:
-                    page.goto(opts.url, wait_until="domcontentloaded", timeout=20_000)
-                except PlaywrightError as exc:
-                    raise RecorderError(f"cannot open {opts.url}: {first_line(exc)}") from None
-            if opts.os_input and opts.display:
-                desktop = _start_desktop(writer)
-            if opts.on_ready:
-                opts.on_ready({"recording_dir": str(opts.folder), "cdp_port": opts.cdp_port})
-            commands = Commands(opts.control)
-            while not stop.is_set():
-                if writer.failure is not None:  # the disk is full: stop here, what was written is whole
-                    reason["value"] = "the disk is full"
-                    break
-                live = [p for p in ctx.pages if not p.is_closed()]
-                if not live:
-                    reason["value"] = "browser closed"
-                    break
-                try:
-                    live[-1].wait_for_timeout(POLL_MS)
-                    capture.process_pending()
-                    for command in commands.new():
-                        _apply(command, capture, live)
-                except PlaywrightError:
-                    if not [p for p in ctx.pages if not p.is_closed()]:
-                        reason["value"] = "browser closed"
-                        break
-            capture.process_pending()
-            frames = capture.frames_written
-            with contextlib.suppress(Exception):
-                live = [p for p in ctx.pages if not p.is_closed()]
-                if live:  # let the page hand over typing it still holds
-                    live[-1].evaluate("window.dispatchEvent(new Event('beforeunload'))")
-                    live[-1].wait_for_timeout(POLL_MS)
-            try:  # the final page's visible text, for the skill's success check
-                live = [p for p in ctx.pages if not p.is_closed()]
-            except Exception:
-                live = []
-            with contextlib.suppress(Exception):
-                capture.write_page_text(live)
-            with contextlib.suppress(Exception):
-                ctx.close()
-        ok = True
-    finally:
-        if desktop is not None:
-            desktop.stop()
-        for sig, handler in previous.items():
+    def __init__(self, opts: TeachOptions, stop_event: threading.Event | None) -> None:
+        self.opts = opts
+        self.stop = stop_event or threading.Event()
+        self.reason = "stopped"  # what the stop event and the Outcome say ended it
+        self.previous: dict[signal.Signals, Any] = {}  # signal handlers to put back
+        self.profile = opts.folder.parent / f".profile-{opts.folder.name}"
+        self.writer: EventWriter | None = None
+        self.capture: BrowserCapture | None = None
+        self.desktop: Any = None
+        self.frames = 0
+        self.ok = False  # the run reached its end: the recording gets its stop event
+
+    def run(self) -> Outcome:
+        """Refuse early (no Chromium, no display) before anything is changed;
+        from then on, whatever happens, the signals are given back, the
+        profile is removed and the events file is closed."""
+        exe = chromium_path(self.opts.chromium)
+        if not self.opts.headless and not self.opts.display:
+            raise NoDisplay("no display to show the browser on: run on a desktop, or pass --headless")
+        self._trap_signals()
+
+        from playwright.sync_api import sync_playwright
+
+        self.started = datetime.now(UTC)
+        try:
+            with sync_playwright() as pw:
+                self._in_browser(self._launch(pw, exe))
+            self.ok = True
+        finally:
+            self._finish()
+        return self._outcome()
+
+    # -- stopping: every way a recording ends says why ---------------------
+
+    def _trap_signals(self) -> None:
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self.previous[sig] = signal.signal(sig, self._on_signal)
+
+    def _restore_signals(self) -> None:
+        for sig, handler in self.previous.items():
             signal.signal(sig, handler)
-        if writer is not None:
-            if ok:
-                lost = {"browser_reports_dropped": capture.failures if capture else 0,
-                        "desktop_capture": "on" if desktop is not None else (
-                            "off" if not (opts.os_input and opts.display) else "failed")}
-                writer.put("stop", reason=reason["value"], **lost)
-            writer.close(complete=ok)
-        _rmtree_quiet(profile)
-    failure = writer.failure if writer else None
-    return Outcome(opts.folder, reason["value"], writer.written if writer else 0, frames,
-                   disk_full=(failure.strerror or str(failure)) if failure else None)
+
+    def _on_signal(self, signum: int, _frame: Any) -> None:
+        self.reason = signal.Signals(signum).name
+        self.stop.set()
+
+    def _stop_from_bar(self) -> None:
+        self.reason = "stopped from the recording bar"
+        self.stop.set()
+
+    def _on_close(self, *_: Any) -> None:
+        if not self.stop.is_set():
+            self.reason = "browser closed"
+        self.stop.set()
+
+    # -- the browser and its pages -----------------------------------------
+
+    def _launch(self, pw: Playwright, exe: str) -> BrowserContext:
+        from playwright.sync_api import Error as PlaywrightError
+
+        opts = self.opts
+        try:
+            # A person's window is real, not emulated: the page reflows when
+            # they resize it, and screen crops line up with the page.
+            size = {"width": opts.viewport["w"], "height": opts.viewport["h"]}
+            return pw.chromium.launch_persistent_context(
+                str(self.profile), executable_path=exe, headless=opts.headless,
+                args=launch_args(opts.cdp_port)
+                + ([] if opts.headless else [f"--window-size={size['width']},{size['height']}"]),
+                **({"viewport": size} if opts.headless else {"no_viewport": True}),
+            )
+        except PlaywrightError as exc:
+            raise RecorderError(f"Chromium did not start: {first_line(exc)}") from None
+
+    def _in_browser(self, ctx: BrowserContext) -> None:
+        live = self._wire(ctx)
+        page = ctx.pages[0] if ctx.pages else ctx.new_page()
+        live.capture.tab_of(page)
+        self._begin(live, page)
+        if self.opts.os_input and self.opts.display:
+            self.desktop = _start_desktop(live.writer)
+        if self.opts.on_ready:
+            self.opts.on_ready({"recording_dir": str(self.opts.folder), "cdp_port": self.opts.cdp_port})
+        self._poll(live)
+        self._wind_down(live)
+
+    def _wire(self, ctx: BrowserContext) -> _Live:
+        """The writer is kept as soon as it exists (t = 0 once the browser is
+        up), so that a failure from here on still closes the events file."""
+        writer = self.writer = EventWriter(self.opts.folder)
+        bar = Bar(self.opts.name, writer, on_stop=self._stop_from_bar)
+        capture = self.capture = BrowserCapture(
+            writer=writer, headless=self.opts.headless, pages=[], bar=bar,
+            display=self.opts.display, muted=self.opts.lead_in is not None)
+        ctx.on("close", self._on_close)
+        ctx.on("page", capture.add_tab)
+        return _Live(ctx, writer, capture)
+
+    def _write_start(self, live: _Live, url: str, **extra: Any) -> None:
+        opts = self.opts
+        live.writer.put("start", name=opts.name, url=mask_url(url)[0],
+                        screen={"w": opts.viewport["w"], "h": opts.viewport["h"]},
+                        recorder=f"teachd-recorder {__version__}", id=opts.folder.name,
+                        started_at=self.started.isoformat(timespec="seconds"), **extra)
+
+    def _begin(self, live: _Live, page: Page) -> None:
+        """The start event comes first in the recording: a plain recording
+        writes it before any page can report, a repair only once its lead-in
+        has replayed (what the replay did is not the person's)."""
+        if self.opts.lead_in is None:
+            self._write_start(live, self.opts.url)
+        live.ctx.expose_binding(BINDING, live.capture.on_emit)
+        live.ctx.add_init_script(path=str(CAPTURE_JS))
+        if self.opts.lead_in is not None:
+            self._lead_in(live, page, self.opts.lead_in)
+        else:
+            self._open(page)
+
+    def _lead_in(self, live: _Live, page: Page, lead_in: Callable[[BrowserContext, Page], LeadIn]) -> None:
+        capture = live.capture
+        capture.bar.banner = "Replaying the steps before the one to show you…"
+        lead = lead_in(live.ctx, page)
+        page = lead.page
+        capture.drain()  # what the replay typed is the replay's, not the person's
+        capture.muted, capture.bar.banner = False, lead.banner
+        tab = capture.tab_of(page)  # the lead-in may have gone on in a new tab
+        self._write_start(live, page.url, **lead.start, **({"tab": tab} if tab else {}))
+        capture.show()
+
+    def _open(self, page: Page) -> None:
+        from playwright.sync_api import Error as PlaywrightError
+
+        try:
+            page.goto(self.opts.url, wait_until="domcontentloaded", timeout=20_000)
+        except PlaywrightError as exc:
+            raise RecorderError(f"cannot open {self.opts.url}: {first_line(exc)}") from None
+
+    # -- recording until a stop condition ----------------------------------
+
+    def _poll(self, live: _Live) -> None:
+        """Runs until a stop condition, and leaves its reason: the stop event
+        (signal, bar, browser's own close), a full disk (what was written is
+        whole), or no tab left. Crops and outside commands are taken between
+        waits; a Playwright error only ends it if the browser has gone."""
+        from playwright.sync_api import Error as PlaywrightError
+
+        commands = Commands(self.opts.control)
+        while not self.stop.is_set():
+            if live.writer.failure is not None:  # the disk is full: stop here, what was written is whole
+                self.reason = "the disk is full"
+                break
+            pages = _live_pages(live.ctx)
+            if not pages:
+                self.reason = "browser closed"
+                break
+            try:
+                pages[-1].wait_for_timeout(POLL_MS)
+                live.capture.process_pending()
+                for command in commands.new():
+                    _apply(command, live.capture, pages)
+            except PlaywrightError:
+                if not _live_pages(live.ctx):
+                    self.reason = "browser closed"
+                    break
+
+    def _wind_down(self, live: _Live) -> None:
+        """Whatever the pages still hold is taken before the browser closes:
+        pending crops, typing not yet handed over, the final page's visible
+        text (the skill's success check). The browser may already be gone,
+        so all but the crops are best effort."""
+        live.capture.process_pending()
+        self.frames = live.capture.frames_written
+        with contextlib.suppress(Exception):
+            pages = _live_pages(live.ctx)
+            if pages:  # let the page hand over typing it still holds
+                pages[-1].evaluate("window.dispatchEvent(new Event('beforeunload'))")
+                pages[-1].wait_for_timeout(POLL_MS)
+        try:  # the final page's visible text, for the skill's success check
+            pages = _live_pages(live.ctx)
+        except Exception:
+            pages = []
+        with contextlib.suppress(Exception):
+            live.capture.write_page_text(pages)
+        with contextlib.suppress(Exception):
+            live.ctx.close()
+
+    # -- after the browser -------------------------------------------------
+
+    def _finish(self) -> None:
+        """Runs however the run ended. Only a run that reached its end gets a
+        stop event (with what was lost on the way); the events file is closed
+        either way, marked complete or not."""
+        if self.desktop is not None:
+            self.desktop.stop()
+        self._restore_signals()
+        if self.writer is not None:
+            if self.ok:
+                self.writer.put("stop", reason=self.reason, **self._losses())
+            self.writer.close(complete=self.ok)
+        _rmtree_quiet(self.profile)
+
+    def _losses(self) -> dict[str, Any]:
+        wanted = self.opts.os_input and self.opts.display
+        return {"browser_reports_dropped": self.capture.failures if self.capture else 0,
+                "desktop_capture": "on" if self.desktop is not None else (
+                    "off" if not wanted else "failed")}
+
+    def _outcome(self) -> Outcome:
+        failure = self.writer.failure if self.writer else None
+        return Outcome(self.opts.folder, self.reason, self.writer.written if self.writer else 0,
+                       self.frames, disk_full=(failure.strerror or str(failure)) if failure else None)
+
+
+def _live_pages(ctx: BrowserContext) -> list[Page]:
+    return [p for p in ctx.pages if not p.is_closed()]
 
 
 class Commands:
