@@ -87,7 +87,35 @@ def icon_locator(target: Mapping[str, Any]) -> Locator | None:
     return Locator("attr", attr="icon", css=f"css={css} >> {up}")
 
 
+def _attr_locators(target: Mapping[str, Any], tag: str, editor: bool) -> list[Locator]:
+    """The target found by an attribute its page gave it, in this order: its
+    ``name``, an option's ``value`` (within its list when that has a stable
+    id), a link's ``href``, a rich-text editor's own CSS; none that a secret
+    was masked in."""
+    attrs = target.get("attrs") or {}
+    out: list[Locator] = []
+    if v := _clean(attrs.get("name")):
+        out.append(Locator("attr", attr="name", css=f"{tag}[name={_css_str(v)}]"))
+    value = attrs.get("value")
+    if tag == "option" and value is not None and not mask_text(str(value))[1]:
+        box = target.get("container") or {}
+        scope = f"[id={_css_str(box['id'])}] " if box.get("id") and not looks_generated(box["id"]) else ""
+        out.append(Locator("attr", attr="value", css=f"{scope}option[value={_css_str(str(value))}]"))
+    if href := _href(target):
+        out.append(Locator("attr", attr="href", css=f"a[href={_css_str(href)}]"))
+    css_editor = target.get("editor_css")
+    if editor and isinstance(css_editor, str) and _EDITOR_CSS.match(css_editor) \
+            and not mask_text(css_editor)[1]:
+        out.append(Locator("attr", attr="editor", css=css_editor))
+    return out
+
+
 def ladder(target: Mapping[str, Any]) -> list[Locator]:
+    """The target's locators, most robust first: test id, role and name,
+    label, placeholder, text, id, the attributes of ``_attr_locators``, its
+    icon (only when nothing names it), CSS, XPath. Generated ids and anything
+    a secret was masked in are left out; each is marked unique, not unique,
+    or None (unknown) by the count of matches the recorder saw."""
     attrs = target.get("attrs") or {}
     tag = str(target.get("tag") or "*").lower()
     editor = is_editable(dict(target))
@@ -109,19 +137,7 @@ def ladder(target: Mapping[str, Any]) -> list[Locator]:
     ident = target.get("id")
     if ident and (v := _clean(ident)) and not looks_generated(v):
         out.append(Locator("id", value=v))
-    if v := _clean(attrs.get("name")):
-        out.append(Locator("attr", attr="name", css=f"{tag}[name={_css_str(v)}]"))
-    value = attrs.get("value")
-    if tag == "option" and value is not None and not mask_text(str(value))[1]:
-        box = target.get("container") or {}
-        scope = f"[id={_css_str(box['id'])}] " if box.get("id") and not looks_generated(box["id"]) else ""
-        out.append(Locator("attr", attr="value", css=f"{scope}option[value={_css_str(str(value))}]"))
-    if href := _href(target):
-        out.append(Locator("attr", attr="href", css=f"a[href={_css_str(href)}]"))
-    css_editor = target.get("editor_css")
-    if editor and isinstance(css_editor, str) and _EDITOR_CSS.match(css_editor) \
-            and not mask_text(css_editor)[1]:
-        out.append(Locator("attr", attr="editor", css=css_editor))
+    out += _attr_locators(target, tag, editor)
     if not (role and name) and not label and not any(loc.by == "test_id" for loc in out):
         if icon := icon_locator(target):
             out.append(icon)
@@ -155,6 +171,9 @@ def _rounded(box: Mapping[str, Any] | None) -> dict[str, float] | None:
 
 
 def geometry(target: Mapping[str, Any], viewport: Mapping[str, Any]) -> dict[str, Any]:
+    """Where the target was: its box (rounded to 0.1 px; None when unknown),
+    that box relative to the viewport (4 places) when both are known, and its
+    offset from its named ancestor when that has a box."""
     box = _rounded(target.get("bbox"))
     geo: dict[str, Any] = {"bbox": box}
     vw, vh = float(viewport.get("w") or 0), float(viewport.get("h") or 0)
@@ -262,6 +281,8 @@ def build_anchor(
 
 
 def _valid_fp(fp: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The recorder's crop fingerprint when well formed (a 128-hex thumb, a
+    16-hex dhash, a two-number size), as plain data; else None."""
     if not isinstance(fp, Mapping):
         return None
     thumb, dhash, size = fp.get("thumb"), fp.get("dhash"), fp.get("size")

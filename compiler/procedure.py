@@ -35,56 +35,68 @@ class Built:
 
 
 def build_procedure(rec: Recording) -> Built:
-    raw = to_steps(rec)
-    masked = 0
+    """The plan of ``rec``'s steps, in the order they were taken: the same
+    recording always gives the same plan (ids, names and masks included)."""
+    return _ProcedureBuilder(rec).build()
 
-    def url(u: str | None) -> str | None:
-        nonlocal masked
+
+class _ProcedureBuilder:
+    """One recording made into a plan, one step at a time and in order: anchor
+    ids (``a1``, ``d1``…), parameter and secret names are handed out in the
+    order the steps need them, so they are the same on every compile. Every
+    URL and title is masked on its way in (``url``, ``title``), and what that
+    masked is counted (``masked``) for the approval the skill asks for."""
+
+    def __init__(self, rec: Recording) -> None:
+        self.rec = rec
+        self.raw = to_steps(rec)
+        self.masked = 0  # secrets masked in URLs and titles
+        self.viewport = rec.viewport or rec.screen or {}  # the page's own viewport when it was recorded
+        self.anchors: dict[str, Anchor] = {}
+        self.anchor_ids: dict[tuple[Any, ...], str] = {}
+        self.params: dict[str, dict[str, Any]] = {}
+        self.secrets: dict[str, dict[str, Any]] = {}
+        self.taken_params: set[str] = set()
+        self.taken_secrets: set[str] = set()
+        self.steps: list[PlanStep] = []
+        self.desktop: dict[str, dict[str, Any]] = {}
+        self.desktop_ids: dict[tuple[Any, ...], str] = {}
+        self.apps: list[str] = []
+        # what each kind of step adds to the plan besides its page, anchor and expectation
+        # (a page's click and dblclick add nothing more)
+        self.kinds: dict[str, Callable[[Step, PlanStep], None]] = {
+            "type": self.typed,
+            "select": self.selected,
+            "check": self.checked,
+            "press": self.pressed,
+            "goto": self.navigated,
+            "os_click": self.desktop_clicked,
+            "os_key": self.desktop_pressed,
+            "os_type": self.desktop_typed,
+        }
+
+    # -- masking ---------------------------------------------------------------
+
+    def url(self, u: str | None) -> str | None:
+        """``u`` with its secrets masked (counted); None stays None."""
         if u is None:
             return None
         out, n = mask_url(u)
-        masked += n
+        self.masked += n
         return out
 
-    def _title(value: Any) -> str | None:
-        nonlocal masked
+    def title(self, value: Any) -> str | None:
+        """A window or page title, spacing folded, masked (counted) and cut
+        to 120 characters; None when there is none."""
         if not value or not str(value).strip():
             return None
         out, n = mask_text(" ".join(str(value).split()))
-        masked += n
+        self.masked += n
         return out[:120]
 
-    anchors: dict[str, Anchor] = {}
-    anchor_ids: dict[tuple[Any, ...], str] = {}
-    params: dict[str, dict[str, Any]] = {}
-    secrets: dict[str, dict[str, Any]] = {}
-    taken_params: set[str] = set()
-    taken_secrets: set[str] = set()
-    viewport = rec.viewport or rec.screen or {}  # the page's own viewport when it was recorded
-    steps: list[PlanStep] = []
+    # -- anchors ---------------------------------------------------------------
 
-    desktop: dict[str, dict[str, Any]] = {}
-    desktop_ids: dict[tuple[Any, ...], str] = {}
-    apps: list[str] = []
-
-    def desktop_for(step: Step) -> str | None:
-        """A desktop step's anchor: one per named widget (a click that focused
-        a field and its typing share it), one per step where nothing is named."""
-        window_class = step.extra.get("window_class")
-        if window_class and window_class not in apps:
-            apps.append(window_class)
-        if step.target is None and step.frame is None:
-            return None  # recorded before desktop anchors: a person does it
-        key = desktop_key(step.target, window_class) or ("step", len(desktop_ids))
-        if key not in desktop_ids:
-            did = f"d{len(desktop_ids) + 1}"
-            desktop_ids[key] = did
-            crop = rec.frames.get(step.frame) if step.frame else None
-            at = step.extra if step.action == "os_click" else None
-            desktop[did] = desktop_anchor(step.target, step.window, window_class, at, crop)
-        return desktop_ids[key]
-
-    def anchor_for(step: Step) -> str | None:
+    def anchor_for(self, step: Step) -> str | None:
         """One anchor per action's target; two steps share one only when they
         act on demonstrably the same element of the same document."""
         if step.action.startswith("os_"):
@@ -93,97 +105,184 @@ def build_procedure(rec: Recording) -> Built:
         if ident is None or step.target is None:
             return None
         key = (step.tab, step.doc, *ident)
-        if key not in anchor_ids:
-            aid = f"a{len(anchor_ids) + 1}"
-            anchor_ids[key] = aid
-            frame = rec.frames.get(step.frame) if step.frame else None
-            anchors[aid] = build_anchor(step.target, url(step.url) or "", frame, viewport,
-                                        step.frame_fp)
-        return anchor_ids[key]
+        if key not in self.anchor_ids:
+            aid = f"a{len(self.anchor_ids) + 1}"
+            self.anchor_ids[key] = aid
+            frame = self.rec.frames.get(step.frame) if step.frame else None
+            self.anchors[aid] = build_anchor(step.target, self.url(step.url) or "", frame, self.viewport,
+                                             step.frame_fp)
+        return self.anchor_ids[key]
 
-    for n, step in enumerate(raw, 1):
-        out = PlanStep(n=n, action=step.action, page=url(step.url), tab=step.tab)
-        aid = anchor_for(step)
-        if aid:
-            out.anchor, out.describe = aid, describe(step.target)
-        if step.action in ("type", "select"):
-            secret = step.masked or field_hint(step.target) or looks_secret(step.value or "")
-            if secret:
-                name = param_name(step.target, taken_secrets)
-                secrets[name] = {"anchor": aid, "step": n, "describe": describe(step.target)}
-                out.secret = name
-            else:
-                name = param_name(step.target, taken_params)
-                params[name] = {"default": step.value or "", "anchor": aid, "step": n,
-                                "describe": describe(step.target)}
-                out.param = name
-                if step.action == "select" and step.extra.get("option"):
-                    out.option = mask_text(str(step.extra["option"]))[0]
-        elif step.action == "check":
-            out.checked = bool(step.checked) if step.checked is not None else True
-        elif step.action in ("press", "os_key"):
-            out.key, out.modifiers = step.key, list(step.modifiers)
-        elif step.action == "goto":
-            out.url = url(step.url)
-        if step.action in ("os_click", "os_key", "os_type"):
-            out.window = _title(step.window)
-            if step.action == "os_click":
-                out.x, out.y, out.button = (step.extra.get(k) for k in ("x", "y", "button"))
-            if (did := desktop_for(step)) is not None and step.action != "os_key":
-                out.desktop, out.describe = did, desktop[did]["describe"]
-        if step.action == "os_type":
-            widget = {"name": (step.target or {}).get("name") or f"{desktop_place(step)} text"}
-            secret = (step.masked or (step.target or {}).get("role") == "password text"
-                      or looks_secret(step.value or ""))
-            if secret:
-                name = param_name(widget, taken_secrets)
-                secrets[name] = {"desktop": out.desktop, "step": n, "describe": out.describe}
-                out.secret = name
-            else:
-                name = param_name(widget, taken_params)
-                params[name] = {"default": step.value or "", "desktop": out.desktop, "step": n,
-                                "describe": out.describe}
-                out.param = name
-        if step.action in DESKTOP_ACTIONS and (after := desktop_after(step, out.window, _title, params)):
+    def desktop_for(self, step: Step) -> str | None:
+        """A desktop step's anchor: one per named widget (a click that focused
+        a field and its typing share it), one per step where nothing is named.
+        Its app is noted among the plan's apps either way."""
+        window_class = step.extra.get("window_class")
+        if window_class and window_class not in self.apps:
+            self.apps.append(window_class)
+        if step.target is None and step.frame is None:
+            return None  # recorded before desktop anchors: a person does it
+        key = desktop_key(step.target, window_class) or ("step", len(self.desktop_ids))
+        if key not in self.desktop_ids:
+            did = f"d{len(self.desktop_ids) + 1}"
+            self.desktop_ids[key] = did
+            crop = self.rec.frames.get(step.frame) if step.frame else None
+            at = step.extra if step.action == "os_click" else None
+            self.desktop[did] = desktop_anchor(step.target, step.window, window_class, at, crop)
+        return self.desktop_ids[key]
+
+    # -- values: parameters and secrets -----------------------------------------
+
+    def secret(self, named: dict[str, Any] | None, entry: dict[str, Any], out: PlanStep) -> None:
+        """The step's value is a secret, named after ``named``: never stored."""
+        name = param_name(named, self.taken_secrets)
+        self.secrets[name] = entry
+        out.secret = name
+
+    def param(self, named: dict[str, Any] | None, default: str, entry: dict[str, Any],
+              out: PlanStep) -> None:
+        """The step's value is a parameter named after ``named``, its default
+        the value demonstrated."""
+        name = param_name(named, self.taken_params)
+        self.params[name] = {"default": default, **entry}
+        out.param = name
+
+    # -- one method per kind of step ---------------------------------------------
+
+    def filled(self, step: Step, out: PlanStep) -> bool:
+        """A field's value (typed or chosen): a secret when the recorder
+        masked it, the field is one for secrets or the value looks like one,
+        else a parameter. True when it is a parameter."""
+        entry = {"anchor": out.anchor, "step": out.n, "describe": describe(step.target)}
+        if step.masked or field_hint(step.target) or looks_secret(step.value or ""):
+            self.secret(step.target, entry, out)
+            return False
+        self.param(step.target, step.value or "", entry, out)
+        return True
+
+    def typed(self, step: Step, out: PlanStep) -> None:
+        """Text typed (filled) into a page's field."""
+        self.filled(step, out)
+
+    def selected(self, step: Step, out: PlanStep) -> None:
+        """An option chosen in a page's list; its label (masked) kept for when
+        its value changed."""
+        if self.filled(step, out) and step.extra.get("option"):
+            out.option = mask_text(str(step.extra["option"]))[0]
+
+    def checked(self, step: Step, out: PlanStep) -> None:
+        """A checkbox or radio set: checked unless the recording says not."""
+        out.checked = bool(step.checked) if step.checked is not None else True
+
+    def pressed(self, step: Step, out: PlanStep) -> None:
+        """A key pressed, with its modifiers."""
+        out.key, out.modifiers = step.key, list(step.modifiers)
+
+    def navigated(self, step: Step, out: PlanStep) -> None:
+        """A navigation: the (masked) address gone to."""
+        out.url = self.url(step.url)
+
+    def on_widget(self, step: Step, out: PlanStep) -> None:
+        """A desktop step's window, and the widget it acts on when one is known."""
+        out.window = self.title(step.window)
+        if (did := self.desktop_for(step)) is not None:
+            out.desktop, out.describe = did, self.desktop[did]["describe"]
+
+    def desktop_clicked(self, step: Step, out: PlanStep) -> None:
+        """A click outside the browser: on what, where, with which button."""
+        self.on_widget(step, out)
+        out.x, out.y, out.button = (step.extra.get(k) for k in ("x", "y", "button"))
+
+    def desktop_pressed(self, step: Step, out: PlanStep) -> None:
+        """A key pressed outside the browser, in its window. The step is given
+        no desktop anchor, but ``desktop_for`` still notes its app (and the
+        widget it names), as every desktop step's does."""
+        self.pressed(step, out)
+        out.window = self.title(step.window)
+        self.desktop_for(step)
+
+    def desktop_typed(self, step: Step, out: PlanStep) -> None:
+        """A desktop widget's typed text: a secret (masked, a password field,
+        or looks like one) or a parameter, named after the widget, else after
+        its place (a dialog's title or the app)."""
+        self.on_widget(step, out)
+        widget = {"name": (step.target or {}).get("name") or f"{desktop_place(step)} text"}
+        entry = {"desktop": out.desktop, "step": out.n, "describe": out.describe}
+        if (step.masked or (step.target or {}).get("role") == "password text"
+                or looks_secret(step.value or "")):
+            self.secret(widget, entry, out)
+        else:
+            self.param(widget, step.value or "", entry, out)
+
+    # -- every step -----------------------------------------------------------
+
+    def expect(self, step: Step, out: PlanStep) -> None:
+        """What the step should lead to: the window a desktop step left its
+        app in, unless (and then overridden by) the page it led to."""
+        if step.action in DESKTOP_ACTIONS and (after := desktop_after(step, out.window, self.title,
+                                                                       self.params)):
             out.expect = {"window": after}
         if step.expect_url is not None:
-            shown = url(step.expect_url) or ""
+            shown = self.url(step.expect_url) or ""
             out.expect = {"url": shown, "url_pattern": url_pattern(shown),
-                          "title": _title(step.expect_title)}
+                          "title": self.title(step.expect_title)}
             if step.expect_tab is not None:
                 out.expect["tab"] = step.expect_tab
-        steps.append(out)
 
-    mark_shared_locators(anchors)
-    pages = [s for s in raw if s.expect_url]
-    last = pages[-1] if pages else raw[0]
-    visited = [rec.start_url] + [e.get("url", "") for e in rec.events if e["type"] in ("page", "click")]
-    first_title = _title(raw[0].expect_title)
-    success_url = url(last.expect_url or last.url) or ""
-    success: dict[str, Any] = {"url": success_url, "url_pattern": url_pattern(success_url),
-                               "title": _title(last.expect_title)}
-    shows = shown_parameters(final_page_text(rec), params)
-    if shows:  # only then: a recording without the final text compiles to the bytes it always did
-        success["shows"] = shows
-    plan = Procedure(
-        start_url=url(rec.start_url) or "",
-        steps=steps,
-        anchors=anchors,
-        parameters=params,
-        secrets=secrets,
-        scope=scope_of(visited),
-        success=success,
-        desktop=desktop,
-        apps=apps,
-    )
-    return Built(
-        plan=plan,
-        first_title=first_title,
-        last_title=_title(last.expect_title),
-        masked_elsewhere=masked,
-        signed_in=any(_is_password(st.target) for st in raw if st.action == "type")
-        or any("pass" in name for name in secrets),
-    )
+    def add(self, n: int, step: Step) -> None:
+        """Step ``n`` of the plan: its page and anchor, what its kind adds,
+        what it should lead to."""
+        out = PlanStep(n=n, action=step.action, page=self.url(step.url), tab=step.tab)
+        if aid := self.anchor_for(step):
+            out.anchor, out.describe = aid, describe(step.target)
+        if kind := self.kinds.get(step.action):
+            kind(step, out)
+        self.expect(step, out)
+        self.steps.append(out)
+
+    def success(self, last: Step) -> dict[str, Any]:
+        """Where the demonstration ended (the last page it led to, else its
+        first step's), and the parameters its final page showed."""
+        success_url = self.url(last.expect_url or last.url) or ""
+        success: dict[str, Any] = {"url": success_url, "url_pattern": url_pattern(success_url),
+                                   "title": self.title(last.expect_title)}
+        shows = shown_parameters(final_page_text(self.rec), self.params)
+        if shows:  # only then: a recording without the final text compiles to the bytes it always did
+            success["shows"] = shows
+        return success
+
+    def build(self) -> Built:
+        """Every step added in order, then the plan: its scope is every
+        address visited, its success where the demonstration ended."""
+        rec, raw = self.rec, self.raw
+        for n, step in enumerate(raw, 1):
+            self.add(n, step)
+        mark_shared_locators(self.anchors)
+        pages = [s for s in raw if s.expect_url]
+        last = pages[-1] if pages else raw[0]
+        visited = [rec.start_url] + [e.get("url", "") for e in rec.events if e["type"] in ("page", "click")]
+        first_title = self.title(raw[0].expect_title)
+        success = self.success(last)
+        plan = Procedure(
+            start_url=self.url(rec.start_url) or "",
+            steps=self.steps,
+            anchors=self.anchors,
+            parameters=self.params,
+            secrets=self.secrets,
+            scope=scope_of(visited),
+            success=success,
+            desktop=self.desktop,
+            apps=self.apps,
+        )
+        last_title = self.title(last.expect_title)  # masks, so before ``masked`` is read
+        return Built(
+            plan=plan,
+            first_title=first_title,
+            last_title=last_title,
+            masked_elsewhere=self.masked,
+            signed_in=any(_is_password(st.target) for st in raw if st.action == "type")
+            or any("pass" in name for name in self.secrets),
+        )
 
 
 def desktop_place(step: Step) -> str:

@@ -86,14 +86,8 @@ def teach(app: App, name: str | None, url: str | None, repair_run: str | None, e
     """
     if name == "stop" and url is None and repair_run is None:
         return _stop_running(app, as_json)
-    if repair_run is None and not name:
-        raise click.UsageError("NAME is required (or --repair RUN_ID)")
-    if repair_run is None and not url:
-        raise click.UsageError("--url is required")
-    if url and not url.startswith(("http://", "https://")):
-        raise BadInput(f"--url must be an http(s) URL, not {url!r}")
+    _check_arguments(name, url, repair_run)
     from recorder.record import TeachOptions, new_recording_id, record
-    from teachd.teach.compile import compile_dir, save_compiled
     from teachd.teach.retention import purge_recordings
 
     settings = app.settings
@@ -129,6 +123,23 @@ def teach(app: App, name: str | None, url: str | None, repair_run: str | None, e
         raise
     finally:
         lock.release()
+    _say_stopped(outcome, folder, as_json)
+    if repairing:
+        return save_repair(app, folder, extend_scope, as_json)
+    _save_taught(app, folder, as_json)
+
+
+def _check_arguments(name: str | None, url: str | None, repair_run: str | None) -> None:
+    if repair_run is None and not name:
+        raise click.UsageError("NAME is required (or --repair RUN_ID)")
+    if repair_run is None and not url:
+        raise click.UsageError("--url is required")
+    if url and not url.startswith(("http://", "https://")):
+        raise BadInput(f"--url must be an http(s) URL, not {url!r}")
+
+
+def _say_stopped(outcome: Any, folder: Path, as_json: bool) -> None:
+    """How the recording ended; a full disk is an error that says where the whole recording is kept."""
     if outcome.disk_full:
         raise Unavailable(f"the disk holding {folder.parent} is full ({outcome.disk_full}): the recording "
                           f"stopped after {outcome.events} events, kept whole in {folder}; free some space, "
@@ -139,8 +150,13 @@ def teach(app: App, name: str | None, url: str | None, repair_run: str | None, e
     else:
         click.echo(f"teachd: stopped ({outcome.reason}); {outcome.events} events, "
                    f"{outcome.frames} crops. Compiling…", err=True)
-    if repairing:
-        return save_repair(app, folder, extend_scope, as_json)
+
+
+def _save_taught(app: App, folder: Path, as_json: bool) -> None:
+    """Compile the recording and save it as the skill's next version; on failure the
+    recording stays, and the error says how to compile it again."""
+    from teachd.teach.compile import compile_dir, save_compiled
+
     try:
         with component_errors():
             compiled = compile_dir(folder)

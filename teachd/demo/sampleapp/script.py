@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from teachd.demo.sampleapp.server import USER
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Locator
+    from playwright.sync_api import Locator, Page
 
     from teachd.teach.process import TeachProcess
 
@@ -40,68 +40,86 @@ def demonstrate(teach: TeachProcess, password: str, pause: float = 0.0) -> None:
     with sync_playwright() as pw:
         browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{teach.cdp_port}")
         context = browser.contexts[0]
-        page = context.pages[0]
+        person = _Person(context.pages[0], pause)
+        person.sign_in(password, "**/dashboard")
+        person.file_report()
+        person.create_group()
+        with context.expect_page() as new_tab:
+            person.page.get_by_role("link", name="Open audit log").click()
+        new_tab.value.wait_for_load_state()
+        teach.wait_for(lambda evs: any(e["type"] == "page" and e.get("url", "").endswith("/audit")
+                                       for e in evs))
+        person.settle()
+        for p in context.pages:
+            p.close()
+
+
+class _Person:
+    """The demo's person at the sample app's page, one part of the task a method."""
+
+    def __init__(self, page: Page, pause: float) -> None:
+        self.page, self.pause = page, pause
+
+    def settle(self) -> None:
+        if self.pause:  # a person's pace, for the demo's viewers; the recording needs none
+            self.page.wait_for_timeout(int(self.pause * 1000))
+
+    def type_into(self, target: Locator, text: str, replace: bool = False) -> None:
+        target.click()
+        if replace:
+            self.page.keyboard.press("Control+a")
+        self.page.keyboard.type(text, delay=15)
+        self.settle()
+
+    def sign_in(self, password: str, landing: str | re.Pattern[str]) -> None:
+        page = self.page
         page.wait_for_selector("#email")
-
-        def settle() -> None:
-            if pause:  # a person's pace, for the demo's viewers; the recording needs none
-                page.wait_for_timeout(int(pause * 1000))
-
-        def type_into(target: Locator, text: str, replace: bool = False) -> None:
-            target.click()
-            if replace:
-                page.keyboard.press("Control+a")
-            page.keyboard.type(text, delay=15)
-            settle()
-
-        type_into(page.locator("#email"), USER)
-        type_into(page.locator("#password"), password)
+        self.type_into(page.locator("#email"), USER)
+        self.type_into(page.locator("#password"), password)
         page.get_by_role("button", name="Sign in").click()
-        page.wait_for_url("**/dashboard")
+        page.wait_for_url(landing)
+
+    def file_report(self) -> None:
+        page = self.page
         page.get_by_role("tab", name="Reports").click()  # a client-side route
         page.wait_for_url("**/dashboard/reports")
         page.get_by_role("link", name="New report").click()
         page.wait_for_url("**/reports/new")
-        type_into(page.locator("#amount"), str(FORM["amount"]))
-        type_into(page.locator("#description"), str(FORM["description"]))
-        type_into(page.locator("#merchant"), "Tax")
+        self.type_into(page.locator("#amount"), str(FORM["amount"]))
+        self.type_into(page.locator("#description"), str(FORM["description"]))
+        self.type_into(page.locator("#merchant"), "Tax")
         page.get_by_role("option", name="Taxi Paris", exact=True).click()
-        settle()
+        self.settle()
         page.locator("#category").click()
         page.select_option("#category", str(FORM["category"]))
-        settle()
+        self.settle()
         page.locator("#has-receipt").click()
         note = page.frame_locator("iframe[title=Note]")
-        type_into(note.locator("#note"), NOTE)
+        self.type_into(note.locator("#note"), NOTE)
         note.get_by_role("button", name="Save note").click()
         note.get_by_text("Note saved").wait_for()
         page.get_by_role("button", name="Submit report").click()
         page.wait_for_url(re.compile(r"/reports/\d+$"))
-        settle()
+        self.settle()
+
+    def create_group(self) -> None:
+        page = self.page
         page.get_by_role("link", name="Groups").click()
         page.wait_for_url("**/groups")
         page.get_by_role("link", name="Add group").click()
         page.wait_for_url("**/groups/add")
-        type_into(page.locator("#group-name"), GROUP["name"])
+        self.type_into(page.locator("#group-name"), GROUP["name"])
         for query, option in (("approve r", "Can approve reports"), ("export", "Can export reports")):
-            type_into(page.locator("#perm-filter"), query, replace=True)
+            self.type_into(page.locator("#perm-filter"), query, replace=True)
             page.get_by_role("option", name=option, exact=True).click()
-            settle()
+            self.settle()
             page.get_by_role("button", name="Choose", exact=True).click()
-            settle()
-        type_into(page.locator("#perm-filter"), "archive", replace=True)
+            self.settle()
+        self.type_into(page.locator("#perm-filter"), "archive", replace=True)
         page.get_by_role("button", name="Choose all").click()
-        settle()
+        self.settle()
         page.get_by_role("button", name="Save", exact=True).click()
         page.wait_for_url(re.compile(r"/groups/\d+$"))
-        with context.expect_page() as new_tab:
-            page.get_by_role("link", name="Open audit log").click()
-        new_tab.value.wait_for_load_state()
-        teach.wait_for(lambda evs: any(e["type"] == "page" and e.get("url", "").endswith("/audit")
-                                       for e in evs))
-        settle()
-        for p in context.pages:
-            p.close()
 
 
 # The second task: a post with a rich-text body, published from an icon-only
@@ -126,17 +144,9 @@ def demonstrate_posts(teach: TeachProcess, password: str) -> None:
     with sync_playwright() as pw:
         browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{teach.cdp_port}")
         context = browser.contexts[0]
-        page = context.pages[0]
-        page.wait_for_selector("#email")
-
-        def type_into(target: Locator, text: str) -> None:
-            target.click()
-            page.keyboard.type(text, delay=15)
-
-        type_into(page.locator("#email"), USER)
-        type_into(page.locator("#password"), password)
-        page.get_by_role("button", name="Sign in").click()
-        page.wait_for_url(re.compile(r"^[^?]*/posts$"))  # not /login?next=/posts
+        person = _Person(context.pages[0], 0.0)
+        page, type_into = person.page, person.type_into
+        person.sign_in(password, re.compile(r"^[^?]*/posts$"))  # not /login?next=/posts
         page.get_by_role("link", name="Add post").click()
         page.wait_for_url("**/posts/new")
         type_into(page.locator("#post-title"), POST["title"])

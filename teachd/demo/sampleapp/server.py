@@ -124,30 +124,44 @@ class SampleApp:
     # -- pages ---------------------------------------------------------------
     def _get(self, h: BaseHTTPRequestHandler) -> None:
         path = urlsplit(h.path).path
-        v, st = self.variant, self.state
-        if path == "/api/state":
-            with st.lock:
-                data = json.dumps({"reports": st.reports, "groups": st.groups, "notes": st.notes,
-                                   "clicks": st.clicks, "drafts": st.drafts, "posts": st.posts,
-                                   "collections": st.collections}).encode()
-            return self._send(h, data, ctype="application/json")
-        if path in STATIC:
-            name, ctype = STATIC[path]
-            return self._send(h, (VENDOR / name).read_bytes(), ctype=ctype)
-        if path in ("/", "/login"):
-            nxt = parse_qs(urlsplit(h.path).query).get("next", [""])[-1]
-            return self._send(h, pages.login_page(v, next_=nxt if _local(nxt) else ""))
-        if path == "/help":
-            return self._send(h, pages.simple_page(v, "Help", "Ask finance."))
-        if path == "/frame/note":
-            saved = st.notes[-1] if "saved" in (urlsplit(h.path).query or "") and st.notes else None
-            return self._send(h, pages.note_frame(v, saved))
+        if self._open_get(h, path):
+            return
         if not self._signed_in(h):
             if path.startswith(CMS_PATHS):
                 return self._redirect(h, "/login?next=" + quote(path, safe="/"))
             return self._redirect(h, "/login")
         if path.startswith(CMS_PATHS):
             return self._cms_get(h, path)
+        self._app_get(h, path)
+
+    def _open_get(self, h: BaseHTTPRequestHandler, path: str) -> bool:
+        """The pages anyone may see (the state for the tests, assets, login, help, the note's
+        frame); False when ``path`` is none of them."""
+        v, st = self.variant, self.state
+        if path == "/api/state":
+            with st.lock:
+                data = json.dumps({"reports": st.reports, "groups": st.groups, "notes": st.notes,
+                                   "clicks": st.clicks, "drafts": st.drafts, "posts": st.posts,
+                                   "collections": st.collections}).encode()
+            self._send(h, data, ctype="application/json")
+        elif path in STATIC:
+            name, ctype = STATIC[path]
+            self._send(h, (VENDOR / name).read_bytes(), ctype=ctype)
+        elif path in ("/", "/login"):
+            nxt = parse_qs(urlsplit(h.path).query).get("next", [""])[-1]
+            self._send(h, pages.login_page(v, next_=nxt if _local(nxt) else ""))
+        elif path == "/help":
+            self._send(h, pages.simple_page(v, "Help", "Ask finance."))
+        elif path == "/frame/note":
+            saved = st.notes[-1] if "saved" in (urlsplit(h.path).query or "") and st.notes else None
+            self._send(h, pages.note_frame(v, saved))
+        else:
+            return False
+        return True
+
+    def _app_get(self, h: BaseHTTPRequestHandler, path: str) -> None:
+        """The first task's pages (a signed-in person only)."""
+        v, st = self.variant, self.state
         with st.lock:
             reports, groups = list(st.reports), list(st.groups)
         if path in ("/dashboard", "/dashboard/reports"):

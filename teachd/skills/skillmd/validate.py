@@ -104,37 +104,65 @@ def find_skill_dirs(path: Path, max_depth: int = MAX_DEPTH) -> list[Path]:
 
 
 def validate_skill_dir(folder: Path) -> ValidationReport:
+    """Everything wrong with a skill folder against the Agent Skills spec, as
+    a report rather than an exception: errors make it invalid, warnings are
+    advice. Reading stops at the first problem that hides the rest (no
+    SKILL.md, no frontmatter, YAML that does not parse)."""
     report = ValidationReport(path=folder)
-    skill_md = folder / "SKILL.md"
+    read = _read_parts(folder, report)
+    if read is None:
+        return report
+    text, fm, body = read
+    _check_keys(fm, report)
+    _check_name(fm, folder, report)
+    _check_description(fm, report)
+    _check_metadata(fm, report)
+    _check_size(text, body, report)
+    _check_citations(folder, body, report)
+    report.resources = sum(
+        1
+        for p in folder.rglob("*")
+        if p.is_file() and p.name != "SKILL.md" and not (set(p.parts) & SKIP_DIRS)
+    )
+    return report
+
+
+def _read_parts(folder: Path, report: ValidationReport) -> tuple[str, dict, str] | None:
+    """SKILL.md's text, frontmatter and body; None (said in the report) when one cannot be had."""
     try:
-        text = skill_md.read_text(encoding="utf-8")
+        text = (folder / "SKILL.md").read_text(encoding="utf-8")
     except FileNotFoundError:
         report.errors.append("missing SKILL.md")
-        return report
+        return None
     except (OSError, UnicodeDecodeError) as exc:
         report.errors.append(f"SKILL.md is unreadable: {exc}")
-        return report
+        return None
     try:
         fm_text, body = split_frontmatter(text)
     except InvalidSkill as exc:
         report.errors.append(str(exc))
-        return report
+        return None
     fm = _strict_yaml(fm_text, report)
-    if fm is None:
-        return report
+    return None if fm is None else (text, fm, body)
 
+
+def _check_keys(fm: dict, report: ValidationReport) -> None:
     for key in sorted(set(fm) - set(SPEC_FIELDS)):
         if key in HOST_FIELDS:
             report.warnings.append(f"top-level key {key!r} is a host's extension, not the spec's")
         else:
             report.errors.append(f"unknown top-level key {key!r} (put it under metadata)")
 
+
+def _check_name(fm: dict, folder: Path, report: ValidationReport) -> None:
     name = fm.get("name")
     report.name = str(name) if name is not None else ""
     report.errors.extend(name_problems(name))
     if isinstance(name, str) and name != folder.name:
         report.errors.append(f"name {name!r} must equal its folder name {folder.name!r}")
 
+
+def _check_description(fm: dict, report: ValidationReport) -> None:
     desc = fm.get("description")
     if not isinstance(desc, str) or not desc.strip():
         report.errors.append("description must be a non-empty string")
@@ -142,23 +170,26 @@ def validate_skill_dir(folder: Path) -> ValidationReport:
         report.description_chars = len(desc)
         if len(desc) > DESCRIPTION_MAX:
             report.errors.append(f"description is {len(desc)} chars, over {DESCRIPTION_MAX}")
-
     compat = fm.get("compatibility")
     if compat is not None and (not isinstance(compat, str) or len(compat) > COMPATIBILITY_MAX):
         report.errors.append(f"compatibility must be a string of at most {COMPATIBILITY_MAX} chars")
 
-    meta = fm.get("metadata")
-    if meta is not None:
-        if not isinstance(meta, dict):
-            report.errors.append("metadata must be a map of strings to strings")
-        else:
-            for key, value in meta.items():
-                if not isinstance(value, str):
-                    report.errors.append(f"metadata {key!r} must be a string")
-            report.version = str(meta.get("version", "-")) if isinstance(meta, dict) else "-"
 
-    body_lines = body.strip("\n").splitlines()
-    report.body_lines = len(body_lines)
+def _check_metadata(fm: dict, report: ValidationReport) -> None:
+    meta = fm.get("metadata")
+    if meta is None:
+        return
+    if not isinstance(meta, dict):
+        report.errors.append("metadata must be a map of strings to strings")
+        return
+    for key, value in meta.items():
+        if not isinstance(value, str):
+            report.errors.append(f"metadata {key!r} must be a string")
+    report.version = str(meta.get("version", "-"))
+
+
+def _check_size(text: str, body: str, report: ValidationReport) -> None:
+    report.body_lines = len(body.strip("\n").splitlines())
     whole = len(text.strip("\n").splitlines())
     if whole > SKILL_MD_LINES_WARN:
         report.warnings.append(f"SKILL.md is {whole} lines, over {SKILL_MD_LINES_WARN}: "
@@ -167,6 +198,8 @@ def validate_skill_dir(folder: Path) -> ValidationReport:
     if tokens > BODY_TOKENS_WARN:
         report.warnings.append(f"body is about {tokens} tokens, over {BODY_TOKENS_WARN}")
 
+
+def _check_citations(folder: Path, body: str, report: ValidationReport) -> None:
     for cited in cited_paths(body):
         target = folder / cited
         if ".." in Path(cited).parts or not target.exists():
@@ -176,13 +209,6 @@ def validate_skill_dir(folder: Path) -> ValidationReport:
             report.warnings.append(f"{cited} is nested deeper than one level under references/")
         if cited.startswith("references/") and target.is_file():
             _check_reference(folder, cited, target, report)
-
-    report.resources = sum(
-        1
-        for p in folder.rglob("*")
-        if p.is_file() and p.name != "SKILL.md" and not (set(p.parts) & SKIP_DIRS)
-    )
-    return report
 
 
 def _check_reference(folder: Path, cited: str, target: Path, report: ValidationReport) -> None:
