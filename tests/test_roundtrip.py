@@ -140,6 +140,36 @@ def test_any_envelope_round_trips(instructions: str, files: dict[str, str], enab
     assert back.content.name == "Env Skill" and back.content.metadata == content.metadata
 
 
+def test_an_envelope_keeps_teachds_own_fields_out_of_the_skills_metadata(store: SkillStore) -> None:
+    """The author's header (kept to give their file back byte for byte) is teachd's, not the
+    skill's: an envelope carries it under ``teachd``, and reading the envelope puts it back."""
+    skill = save(store, HOST_KEYS)
+    envelope = export_envelope(skill)
+    assert envelope["format_version"] == 2
+    assert "authored-header" not in envelope["metadata"] and envelope["metadata"]["metadata"]["author"] == "someone"
+    assert envelope["teachd"]["authored-header"].startswith("---\nname: release-notes\n")
+    back = from_envelope(json.dumps(envelope))
+    assert back.content.metadata == skill.current.metadata
+    assert export_md(Skill("release-notes", "me", True, 1, "", "", back.content)) == HOST_KEYS
+
+
+def test_a_version_1_envelope_is_still_read_and_a_newer_one_is_refused_by_name(store: SkillStore) -> None:
+    import pytest
+
+    from teachd.core.errors import InvalidSkill
+
+    skill = save(store, HOST_KEYS)
+    v2 = export_envelope(skill)
+    v1 = {**{k: v for k, v in v2.items() if k != "teachd"}, "format_version": 1,
+          "metadata": {**v2["metadata"], **v2["teachd"]}}  # as teachd wrote it before
+    assert from_envelope(json.dumps(v1)).content.metadata == skill.current.metadata
+    # in a version-2 envelope, the skill's metadata cannot pose as teachd's own field
+    posing = {**v2, "teachd": {}, "metadata": {**v2["metadata"], "authored-header": "---\nname: x\n---\n"}}
+    assert "authored-header" not in from_envelope(json.dumps(posing)).content.metadata
+    with pytest.raises(InvalidSkill, match="format_version 3 is not one this teachd reads"):
+        from_envelope(json.dumps({**v2, "format_version": 3}))
+
+
 def test_strict_validation_warns_about_host_keys_but_passes(tmp_path: Path) -> None:
     from teachd.skills.skillmd import validate_skill_dir
 

@@ -33,7 +33,11 @@ from teachd.skills.skillmd.validate import SKIP_DIRS
 ENVELOPE_MAX_BYTES = 8 * 1024 * 1024
 ENVELOPE_FORMAT = "teachd-skill"
 AUTHORED_HEADER = "authored-header"  # in a version's metadata (teachd's own, never exported as a key)
-ENVELOPE_VERSION = 1
+# 2: teachd's own fields travel under "teachd", apart from the skill's "metadata" (1 mixed them;
+# a version-1 envelope is still read).
+ENVELOPE_VERSION = 2
+ENVELOPE_OWN = "teachd"  # the envelope's namespace for what teachd keeps about a version
+_INTERNAL = (AUTHORED_HEADER,)  # metadata keys of teachd's own, not the skill's
 # Frontmatter fields kept per version besides name and description.
 _KEPT_FIELDS = ("license", "compatibility", "allowed-tools")
 
@@ -138,9 +142,7 @@ def from_envelope(text: str) -> Imported:
     files = data.get("files") or {}
     if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
         raise InvalidSkill("envelope files must map paths to text")
-    metadata = data.get("metadata") or {}
-    if not isinstance(metadata, dict):
-        raise InvalidSkill("envelope metadata must be an object")
+    metadata = _envelope_metadata(data)
     slug = data["slug"]
     _check_slug(slug)
     content = SkillContent(
@@ -155,6 +157,25 @@ def from_envelope(text: str) -> Imported:
     if enabled is not None and not isinstance(enabled, bool):
         raise InvalidSkill("envelope field 'enabled' must be true or false")
     return Imported(slug=slug, content=content, approval_declared=True, enabled=enabled)
+
+
+def _envelope_metadata(data: dict[str, Any]) -> dict[str, Any]:
+    """A version's metadata from an envelope: the skill's own ``metadata``,
+    and teachd's fields from their namespace (version 2). A version-1
+    envelope kept both in ``metadata`` and is read as it was written."""
+    version = data.get("format_version", 1)
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= ENVELOPE_VERSION:
+        raise InvalidSkill(f"envelope format_version {version!r} is not one this teachd reads "
+                           f"(1 to {ENVELOPE_VERSION}): upgrade teachd to read it")
+    metadata = data.get("metadata") or {}
+    own = data.get(ENVELOPE_OWN) or {}
+    if not isinstance(metadata, dict) or not isinstance(own, dict):
+        raise InvalidSkill(f"envelope metadata and {ENVELOPE_OWN} must be objects")
+    if version == 1:
+        return dict(metadata)
+    kept = {k: v for k, v in metadata.items() if k not in _INTERNAL}
+    kept.update({k: v for k, v in own.items() if k in _INTERNAL and isinstance(v, str)})
+    return kept
 
 
 def frontmatter_fields(slug: str, content: SkillContent) -> dict[str, Any]:
@@ -229,7 +250,8 @@ def export_envelope(skill: Skill) -> dict[str, Any]:
         "instructions": c.instructions,
         "files": dict(sorted(c.files.items())),
         "approval": c.approval.to_dict(),
-        "metadata": c.metadata,
+        "metadata": {k: v for k, v in c.metadata.items() if k not in _INTERNAL},
+        ENVELOPE_OWN: {k: c.metadata[k] for k in _INTERNAL if k in c.metadata},
         "enabled": skill.enabled,
         "version": skill.current_version,
     }
