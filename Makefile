@@ -35,11 +35,13 @@ debs:
 print-debs:
 	@printf '%s\n' $(TEST_DEBS) $(BUILD_DEBS) $(NPM_DEB) | sort -u
 
+# ruff (complexity ceilings included), mypy, vulture over everything and then over the product alone
+# (nothing in the wheel may serve only tests/), and import-linter's layers
+LINT = $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/vulture && $(BIN)/vulture teachd recorder compiler \
+	&& $(BIN)/lint-imports --no-cache
+
 lint: venv
-	$(BIN)/ruff check .
-	$(BIN)/mypy
-	$(BIN)/vulture
-	$(BIN)/lint-imports --no-cache
+	$(LINT)
 
 # The real apps' own environments (Django LTS and newest, Wagtail old and new: tests/realapps.py,
 # cached in build/real-apps) and the MCP Inspector (npm, with its Node.js 22: tests/inspector.py,
@@ -47,7 +49,7 @@ lint: venv
 test: venv debs
 	mkdir -p build; $(BIN)/python -m tests.realapps > build/real-apps.log 2>&1 & apps=$$!; \
 	  $(BIN)/python -m tests.inspector > build/inspector.log 2>&1 & inspector=$$!; \
-	  $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/vulture && $(BIN)/lint-imports --no-cache; lint=$$?; \
+	  $(LINT); lint=$$?; \
 	  wait $$apps || { cat build/real-apps.log; exit 1; }; \
 	  wait $$inspector || { cat build/inspector.log; exit 1; }; exit $$lint
 	$(BIN)/python -m pytest -q -n 2 --durations=30

@@ -6,6 +6,7 @@ each variant of the app must come to — for the tests and for ``bench/``
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -13,21 +14,59 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from teachd.demo.sampleapp.judge import HALTED, RIGHT, SLUG, WRONG, Judgement, teachd_env
+from teachd.demo.sampleapp.judge import HALTED, RIGHT, WRONG, Judgement, teachd_env
 from teachd.demo.sampleapp.posts import PostsVariant
-from teachd.demo.sampleapp.script import (
-    COLLECTION,
-    POST,
-    POSTS_FIELDS,
-    POSTS_START,
-    POSTS_TASK,
-    POSTS_TASK_CLICKS,
-    TASK,
-    demonstrate,
-    demonstrate_posts,
-)
+from teachd.demo.sampleapp.script import TASK, Person, demonstrate
 from teachd.demo.sampleapp.server import SampleApp, State
 from teachd.teach.process import TeachProcess, free_port
+
+SLUG = "taught-file-a-report-and-add-approvers"  # what teaching TASK saves
+
+# The second task: a post with a rich-text body, published from an icon-only
+# menu, then a collection (see posts.py).
+POSTS_TASK = "Publish a post"
+POST = {"title": "Harbour clean-up", "body": "Join us on Saturday for the harbour clean-up."}
+COLLECTION = "Community"
+POSTS_START = "/posts"  # signed out, it sends the person to sign in, then back here
+POSTS_TASK_CLICKS = frozenset({"login.submit", "posts.add", "post.more", "post.publish", "collections.add",
+                               "collection.create"})
+POSTS_FIELDS = frozenset({"login.email", "login.password", "post.title", "post.body", "collection.name"})
+
+
+def demonstrate_posts(teach: TeachProcess, password: str) -> None:
+    """Sign in (sent there from Posts), add a post: a title, a sentence typed
+    into the rich-text body, then — after the pause a person takes, long
+    enough for the editor to sync its hidden input — the footer's icon-only
+    "more actions" toggle (clicked on its svg, as a person clicks the dots)
+    and Publish; then Add collection, a name, Create; then close the browser."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{teach.cdp_port}")
+        context = browser.contexts[0]
+        person = Person(context.pages[0], 0.0)
+        page, type_into = person.page, person.type_into
+        person.sign_in(password, re.compile(r"^[^?]*/posts$"))  # not /login?next=/posts
+        page.get_by_role("link", name="Add post").click()
+        page.wait_for_url("**/posts/new")
+        type_into(page.locator("#post-title"), POST["title"])
+        type_into(page.locator(".ql-editor"), POST["body"])
+        # A person reads what they typed before reaching for the menu: the
+        # editor's debounce has copied the body into the form by then.
+        page.wait_for_function("document.querySelector('input[name=body]').value.includes('Saturday')")
+        page.locator("[data-k='post.more'] svg").click()
+        page.get_by_role("button", name="Publish").click()
+        page.wait_for_url(re.compile(r"/posts/\d+$"))
+        page.get_by_role("link", name="Add collection").click()
+        page.wait_for_url("**/collections/new")
+        type_into(page.locator("#collection-name"), COLLECTION)
+        page.get_by_role("button", name="Create").click()
+        page.wait_for_url(re.compile(r"/collections/\d+$"))
+        done = re.compile(r"/collections/\d+$")
+        teach.wait_for(lambda evs: any(e["type"] == "page" and done.search(e.get("url", "")) for e in evs))
+        for p in context.pages:
+            p.close()
+
 
 # Variant → the outcome a careful replayer must reach. Every variant that can
 # succeed must; a removed or truly ambiguous target must halt, with no effect.

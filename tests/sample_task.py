@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from teachd.demo.sampleapp.judge import SLUG, teachd_env
-from tests.drift_suite import Taught, replay_cli, teach_task
+from teachd.demo.sampleapp.judge import teachd_env
+from tests.drift_suite import SLUG, Taught, replay_cli, teach_task
 
 PASSWORD = "Rr9-replay-Secret"
 APPROVE_ALL = "once\n" * 80

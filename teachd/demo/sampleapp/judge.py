@@ -13,8 +13,6 @@ from pathlib import Path
 from teachd.demo.sampleapp.script import FIELDS, FORM, GROUP, NOTE, TASK_CLICKS
 from teachd.demo.sampleapp.server import State
 
-SLUG = "taught-file-a-report-and-add-approvers"
-
 RIGHT, HALTED, WRONG = "right", "halted", "wrong"
 
 
