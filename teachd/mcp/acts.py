@@ -24,7 +24,7 @@ from teachd.runner.replay import type_like_a_person
 from teachd.runner.secrecy import MARK, Scrubber, sensitive_masks, sensitive_values
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Locator
+    from playwright.sync_api import Locator, Page
 
 ACTIONS = ("goto", "click", "type", "select", "check", "press", "scroll", "snapshot", "screenshot")
 NEEDS_TARGET = frozenset({"click", "type", "select", "check"})
@@ -152,43 +152,79 @@ def perform(b: Browser, act: Act, target: Locator | None, secret: Callable[[str]
     masked in a screenshot."""
     page, ms = b.page, timeout * 1000
     scrub = scrubber or Scrubber()
+    if (read := _READS.get(act.action)) is not None:  # nothing done: the page, read
+        return read(page, ms, scrub)
     if act.action == "goto":
         page.goto(str(act.url), wait_until="domcontentloaded")
-    elif act.action == "snapshot":
-        text = page.aria_snapshot(mode="ai", timeout=ms)
-        shown = f"Page: {page.url}\nTitle: {page.title()}\n\n{text}"
-        return {"text": scrub.scrub(shown, also=sensitive_values(page))}
-    elif act.action == "screenshot":
-        image = page.screenshot(type="png", mask=sensitive_masks(page), mask_color=MASK_COLOR)
-        return {"text": scrub.scrub(f"Page: {page.url}\nTitle: {page.title()}"), "image": image}
-    elif target is None and act.action == "press":
-        page.keyboard.press(str(act.key))
-    elif target is None and act.action == "scroll":
-        page.mouse.wheel(0, int(act.value or 600) if (act.value or "").lstrip("-").isdigit() else 600)
     elif target is None:
-        raise BadInput(f"{act.action} needs a target")
-    elif act.action == "click" and target.evaluate("e => !!e.closest('a[target=_blank], a[target=_new]')"):
-        with b.context.expect_page(timeout=ms):  # a link to a new tab: wait for the tab, then act there
-            target.click(timeout=ms)
-    elif act.action == "click":
-        target.click(timeout=ms)
-    elif act.action == "type":
-        editable = bool(target.evaluate("e => e.matches('input, textarea')"))
-        if SECRET.search(str(act.text)):  # masked in every screenshot and scrubbed from every snapshot
-            target.evaluate("(e, mark) => e.setAttribute(mark, '')", MARK)
-        type_like_a_person(target, expand_secrets(str(act.text), secret), editable, ms)
-    elif act.action == "select":
-        _select(target, str(act.value), ms)
-    elif act.action == "check":
-        target.set_checked((act.value or "true").lower() not in ("false", "off", "0", "no"), timeout=ms)
-    elif act.action == "press":
-        target.press(str(act.key), timeout=ms)
-    elif act.action == "scroll":
-        target.scroll_into_view_if_needed(timeout=ms)
+        _on_the_page(page, act)
+    elif (do := _ON_TARGET.get(act.action)) is not None:
+        do(b, act, target, secret, ms)
     b.page.wait_for_load_state("domcontentloaded")
     if b.page is not page:  # it opened a tab (the worker follows new tabs): act there from now on
         did += " (it opened a new tab; actions go there now)"
     return {"text": scrub.scrub(f"Done: {did}.\nPage: {b.page.url}\nTitle: {b.page.title()}")}
+
+
+def _snapshot(page: Page, ms: float, scrub: Scrubber) -> dict[str, Any]:
+    text = page.aria_snapshot(mode="ai", timeout=ms)
+    shown = f"Page: {page.url}\nTitle: {page.title()}\n\n{text}"
+    return {"text": scrub.scrub(shown, also=sensitive_values(page))}
+
+
+def _screenshot(page: Page, ms: float, scrub: Scrubber) -> dict[str, Any]:
+    image = page.screenshot(type="png", mask=sensitive_masks(page), mask_color=MASK_COLOR)
+    return {"text": scrub.scrub(f"Page: {page.url}\nTitle: {page.title()}"), "image": image}
+
+
+def _on_the_page(page: Page, act: Act) -> None:
+    """press and scroll with no target act on the page itself; anything else needs one."""
+    if act.action == "press":
+        page.keyboard.press(str(act.key))
+    elif act.action == "scroll":
+        page.mouse.wheel(0, int(act.value or 600) if (act.value or "").lstrip("-").isdigit() else 600)
+    else:
+        raise BadInput(f"{act.action} needs a target")
+
+
+# On a target, each action is one function: (b, act, target, secret, ms).
+def _click(b: Browser, act: Act, target: Locator, secret: Callable[[str], str], ms: float) -> None:
+    if target.evaluate("e => !!e.closest('a[target=_blank], a[target=_new]')"):
+        with b.context.expect_page(timeout=ms):  # a link to a new tab: wait for the tab, then act there
+            target.click(timeout=ms)
+    else:
+        target.click(timeout=ms)
+
+
+def _type(b: Browser, act: Act, target: Locator, secret: Callable[[str], str], ms: float) -> None:
+    editable = bool(target.evaluate("e => e.matches('input, textarea')"))
+    if SECRET.search(str(act.text)):  # masked in every screenshot and scrubbed from every snapshot
+        target.evaluate("(e, mark) => e.setAttribute(mark, '')", MARK)
+    type_like_a_person(target, expand_secrets(str(act.text), secret), editable, ms)
+
+
+def _choose(b: Browser, act: Act, target: Locator, secret: Callable[[str], str], ms: float) -> None:
+    _select(target, str(act.value), ms)
+
+
+def _check(b: Browser, act: Act, target: Locator, secret: Callable[[str], str], ms: float) -> None:
+    target.set_checked((act.value or "true").lower() not in ("false", "off", "0", "no"), timeout=ms)
+
+
+def _press(b: Browser, act: Act, target: Locator, secret: Callable[[str], str], ms: float) -> None:
+    target.press(str(act.key), timeout=ms)
+
+
+def _scroll(b: Browser, act: Act, target: Locator, secret: Callable[[str], str], ms: float) -> None:
+    target.scroll_into_view_if_needed(timeout=ms)
+
+
+_READS: dict[str, Callable[[Page, float, Scrubber], dict[str, Any]]] = {
+    "snapshot": _snapshot, "screenshot": _screenshot,
+}
+_ON_TARGET: dict[str, Callable[[Browser, Act, Locator, Callable[[str], str], float], None]] = {
+    "click": _click, "type": _type, "select": _choose, "check": _check, "press": _press, "scroll": _scroll,
+}
 
 
 def _select(target: Locator, wanted: str, ms: float) -> None:

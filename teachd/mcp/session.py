@@ -14,7 +14,7 @@ import asyncio
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from compiler.plan import PlanError, Procedure
 from compiler.scope import in_scope
@@ -513,6 +513,15 @@ class McpRun:
                                                          "gate": self.gate.log, "client": self.client,
                                                          "used": list(self.used),
                                                          "origin": f"MCP ({self.client})"})
+
+
+class Sessions(Protocol):
+    """What a tool, a prompt or a resource needs of the server (``TeachdMCP``):
+    the run of the session a request comes from, and a job on its browser."""
+
+    def run_for(self, ctx: Any) -> McpRun: ...
+
+    async def on_browser(self, ctx: Any, job: Callable[[McpRun, Any], T]) -> T: ...
 
 
 def expect_params(params: Any) -> dict[str, str]:
