@@ -536,3 +536,20 @@ def test_a_closed_session_browser_leaves_none_of_its_playwright_in_memory() -> N
         worker.close()
     assert playwrights() == before
     assert [g() for g in guards] == [None, None]
+
+
+def test_run_skill_on_a_skill_that_was_not_taught_says_why_instead_of_a_bare_error(env) -> None:
+    """A written (imported) skill has no plan to replay: the agent reads that, not
+    "Error executing tool run_skill" — the SDK hides the message of anything but a tool error."""
+    from teachd.skills.exchange import from_skill_md
+
+    imported = from_skill_md("---\nname: plain\ndescription: Does it. Use when asked.\n---\n# Plain\n", None, {})
+    open_store(settings_of(env)).save(imported.slug, imported.onto, note="t", origin="imported")
+
+    async def go() -> Any:
+        async with session(env) as client:
+            return await client.call_tool("run_skill", {"slug": "plain", "params": {}})
+
+    result = asyncio.run(go())
+    assert result.is_error
+    assert "not a replayable taught skill: references/steps.json" in text(result)

@@ -33,7 +33,7 @@ from mcp_types import (
 )
 from pydantic import Field
 
-from teachd.core.errors import TeachdError
+from teachd.core.errors import TeachdError, as_teachd_error
 from teachd.mcp.acts import Act
 from teachd.mcp.approver import ALLOW_ONCE_SCHEMA, APPROVAL
 from teachd.mcp.session import Sessions, expect_params
@@ -101,8 +101,12 @@ RECORDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempote
                           open_world_hint=False)
 
 
-def _error(exc: Exception) -> ToolError:
-    return ToolError(str(exc))
+def _said(exc: Exception) -> ToolError | None:
+    """A teachd error — or a component's (a skill whose plan cannot be read) —
+    as the tool's error, its message for the agent to read; None for a bug,
+    which the SDK reports without its details."""
+    mapped = exc if isinstance(exc, TeachdError) else as_teachd_error(exc)
+    return None if mapped is None else ToolError(str(mapped))
 
 
 def _round(question: Asking) -> InputRequiredResult:
@@ -115,10 +119,7 @@ def _round(question: Asking) -> InputRequiredResult:
 
 # -- the tools ----------------------------------------------------------------
 def load_skill(sessions: Sessions, slug: Slug, ctx: Context) -> str:
-    try:
-        loaded = sessions.run_for(ctx).load_skill(slug)
-    except TeachdError as exc:
-        raise _error(exc) from None
+    loaded = sessions.run_for(ctx).load_skill(slug)
     files = "\n".join(f"- {f}" for f in loaded["files"]) or "- (none)"
     which = (f"v{loaded['version']}" if loaded["version"] is not None
              else f"({loaded['source']}, read-only)")
@@ -127,10 +128,7 @@ def load_skill(sessions: Sessions, slug: Slug, ctx: Context) -> str:
 
 
 def read_skill_file(sessions: Sessions, slug: Slug, path: Path_, ctx: Context) -> str:
-    try:
-        return sessions.run_for(ctx).read_skill_file(slug, path)
-    except TeachdError as exc:
-        raise _error(exc) from None
+    return sessions.run_for(ctx).read_skill_file(slug, path)
 
 
 async def computer_act(
@@ -143,8 +141,6 @@ async def computer_act(
         result = await sessions.on_browser(ctx, lambda run, b: run.act(b, act))
     except Asking as question:
         return _round(question)
-    except TeachdError as exc:
-        raise _error(exc) from None
     out: list[TextContent | ImageContent] = [TextContent(type="text", text=result["text"])]
     if result.get("image"):
         out.append(ImageContent(type="image", data=base64.b64encode(result["image"]).decode(),
@@ -159,8 +155,6 @@ async def run_skill(sessions: Sessions, slug: Slug, ctx: Context,
         result = await sessions.on_browser(ctx, lambda run, b: run.run_skill(b, slug, values))
     except Asking as question:
         return _round(question)
-    except TeachdError as exc:
-        raise _error(exc) from None
     text = _outcome_text(result)
     if result["status"] != "success":
         raise ToolError(text)
@@ -169,10 +163,7 @@ async def run_skill(sessions: Sessions, slug: Slug, ctx: Context,
 
 def feedback(sessions: Sessions, slug: Slug, outcome: OutcomeArg, ctx: Context, run_id: RunIdArg = None,
              note: NoteArg = None) -> str:
-    try:
-        done = sessions.run_for(ctx).feedback(slug, outcome, run_id, note)
-    except TeachdError as exc:
-        raise _error(exc) from None
+    done = sessions.run_for(ctx).feedback(slug, outcome, run_id, note)
     if not done["recorded"]:
         return (f"{slug}: run {done['run_id']} already has its feedback ({done['outcome']}); "
                 "nothing changed")
@@ -207,10 +198,16 @@ class Tool:
         first, *rest = signature.parameters.values()
 
         async def awaited(*args: Any, **kwargs: Any) -> Any:
-            return await fn(sessions, *args, **kwargs)
+            try:
+                return await fn(sessions, *args, **kwargs)
+            except Exception as exc:
+                raise _said(exc) or exc from None
 
         def called(*args: Any, **kwargs: Any) -> Any:
-            return fn(sessions, *args, **kwargs)
+            try:
+                return fn(sessions, *args, **kwargs)
+            except Exception as exc:
+                raise _said(exc) or exc from None
 
         call = awaited if inspect.iscoroutinefunction(fn) else called
         hints = typing.get_type_hints(fn, include_extras=True)
