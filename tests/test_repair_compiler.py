@@ -15,8 +15,8 @@ from compiler.plan import ANCHORS_FILE, STEPS_FILE, Procedure
 from compiler.recording import Recording, parse_recording
 from compiler.repair import RepairError, repair_skill
 from compiler.skill import CompiledSkill, compile_recording
+from teachd.runner.locate import agreed
 from teachd.runner.match import Candidate, Choice
-from teachd.runner.replay import agreed
 from tests.compiler_helpers import digests_everywhere, recording, target
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,7 +20,8 @@ import pytest
 from compiler.plan import Anchor, Locator, PlanStep, Procedure
 from recorder.browser import CAPTURE_JS, chromium_path, launch_args
 from teachd.runner.gate import Answer, Gate, Request
-from teachd.runner.replay import QUIET_MS, Halt, Replayer
+from teachd.runner.replay import Halt, Replayer
+from teachd.runner.traffic import QUIET_MS
 
 TITLE, BODY = "Open day", "Join us on Saturday & bring a friend"
 
