@@ -26,7 +26,7 @@ from teachd.config import Settings
 from teachd.core.errors import TeachdError, as_teachd_error, http_headers
 from teachd.core.proof import PROOF_PATH, daemon_proof
 from teachd.mcp.secrets import remove_daemon_file, write_daemon_file
-from teachd.server import api, pages, runs_api
+from teachd.server import api, pages
 from teachd.server.security import (
     BODY_TIMEOUT,
     COOKIE,
@@ -133,7 +133,7 @@ def create_app(settings: Settings, host: str, port: int, login_code: str | None 
     sessions = Sessions(token, settings.owner, cookie=f"{COOKIE}_{port}", idle=session_idle,
                         lifetime=session_lifetime)  # shared by the guard and the login page
     app = Starlette(
-        routes=[*pages.ROUTES, *api.ROUTES, *runs_api.ROUTES,
+        routes=[*pages.ROUTES, *api.ROUTES,
                 Route("/openapi.json", openapi, include_in_schema=False),
                 Route(PROOF_PATH, proof, include_in_schema=False),
                 Route("/mcp", McpEndpoint(), methods=["GET", "POST", "DELETE"], include_in_schema=False)],

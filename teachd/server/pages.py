@@ -28,8 +28,10 @@ from starlette.templating import Jinja2Templates
 
 from teachd.core.approval import GATED_TOOLS
 from teachd.core.errors import NotFound
-from teachd.server import runs_api
-from teachd.server.api import daemon, schedule_views, skill_view
+from teachd.server.api import runs as runs_api
+from teachd.server.api.common import daemon
+from teachd.server.api.schedules import schedule_views
+from teachd.server.api.skills import skill_view
 from teachd.server.state import Daemon
 from teachd.server.ui import views
 from teachd.server.ui.assets import ASSETS, CACHE, asset

@@ -232,9 +232,41 @@ SHELL = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tea
 }})();</script></head></html>"""
 
 
+@dataclass
+class _Nonce:
+    """This response's CSP nonce: a fresh one, or — once the page key is
+    checked — the shell's own, for the page it writes into itself. The headers
+    are added when the response starts, so they carry the nonce of that moment."""
+
+    value: str
+
+
+@dataclass(frozen=True)
+class _Caller:
+    """Who the request says it is, before the guard decides if that is enough."""
+
+    bearer_user: str | None  # the person its bearer token is
+    sid: str | None  # its session cookie (not looked at when the bearer token is good)
+    cookie_user: str | None  # the person of that session, if it is alive
+
+
+@dataclass(frozen=True)
+class _PageKey:
+    presented: str | None  # the page key the request carries (the header, or ``?key=`` on a run's stream)
+    keyed: bool  # a live session's cookie with that session's own key
+
+
 class Guard:
     """The middleware. ``allowed_hosts`` are the Host values that name this
-    daemon (e.g. ``127.0.0.1:8765`` and ``localhost:8765``)."""
+    daemon (e.g. ``127.0.0.1:8765`` and ``localhost:8765``).
+
+    A request meets its checks in this order, and the first that answers ends
+    it: the Host (421); the declared body (413, 411); discovery documents
+    (404); who is asking (503 when the store is away); ``/mcp`` without the
+    token (401); no one at all (401, or to ``/logged-out``); the cookie without
+    its page key (403, or the shell); then it is let in as its person, its body
+    read in time (408), and the app answers. Every response, a refusal too,
+    carries the headers of ``_with_headers``."""
 
     def __init__(self, app: ASGIApp, sessions: Sessions, allowed_hosts: frozenset[str],
                  body_timeout: float = BODY_TIMEOUT) -> None:
@@ -245,73 +277,144 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        nonce = secrets.token_urlsafe(18)
-        send = _with_headers(send, lambda: nonce)
-        path: str = scope.get("path", "")
-        if (header_of(scope, b"host") or "") not in self.allowed_hosts:
-            await _plain(send, 421, "this daemon does not answer to that Host")
+        nonce = _Nonce(secrets.token_urlsafe(18))
+        send = _with_headers(send, lambda: nonce.value)
+        if await self._refuse_host(scope, send):
             return
+        if await self._refuse_body_size(scope, send):
+            return
+        if await self._refuse_discovery(scope, send):
+            return
+        caller = await self._identify(scope, send)
+        if caller is None:
+            return
+        if await self._refuse_mcp_without_token(scope, send, caller):
+            return
+        key = self._page_key(scope, caller)
+        scope.setdefault("state", {})
+        scope["state"]["cookie_user"] = caller.cookie_user  # for the login page: who this browser is now
+        if not self._open_to_all(scope):
+            if await self._refuse_stranger(scope, send, caller):
+                return
+            if await self._refuse_cookie_alone(scope, send, caller, key, nonce.value):
+                return
+        self._admit(scope, caller, key, nonce)
+        receive_body = await self._body_in_time(scope, receive, send)
+        if receive_body is None:
+            return
+        await self.app(scope, receive_body, send)  # the body is at most Content-Length, checked above
+
+    async def _refuse_host(self, scope: Scope, send: Send) -> bool:
+        """DNS rebinding: a Host that does not name this daemon is answered 421."""
+        if (header_of(scope, b"host") or "") in self.allowed_hosts:
+            return False
+        await _plain(send, 421, "this daemon does not answer to that Host")
+        return True
+
+    async def _refuse_body_size(self, scope: Scope, send: Send) -> bool:
+        """A body over the cap (413), or one whose size is not said (411)."""
         length = header_of(scope, b"content-length")
         if length and (not length.isdigit() or int(length) > MAX_BODY):
             await _plain(send, 413, "request body too large")
-            return
+            return True
         if not length and header_of(scope, b"transfer-encoding"):
             await _plain(send, 411, "send a Content-Length")  # so the cap is known before reading
-            return
-        if path.startswith("/.well-known/"):  # OAuth discovery and the like: none here, said plainly
-            await _plain(send, 404, "this daemon has no OAuth or other discovery documents: "
-                                    "authenticate with Authorization: Bearer <token>")
-            return
-        try:  # who is asking: the store says (a store that is away answers 503, never a traceback)
+            return True
+        return False
+
+    async def _refuse_discovery(self, scope: Scope, send: Send) -> bool:
+        """OAuth discovery and the like: none here, said plainly (404)."""
+        if not scope.get("path", "").startswith("/.well-known/"):
+            return False
+        await _plain(send, 404, "this daemon has no OAuth or other discovery documents: "
+                                "authenticate with Authorization: Bearer <token>")
+        return True
+
+    async def _identify(self, scope: Scope, send: Send) -> _Caller | None:
+        """Who is asking: the store says — None when it is away, answered 503
+        (never a traceback)."""
+        try:
             bearer_user = self.sessions.bearer_user(header_of(scope, b"authorization"))
             sid = None if bearer_user is not None else cookie_of(scope, self.sessions.cookie)
             cookie_user = self.sessions.session_user(sid) if sid else None
         except Unavailable as exc:
             said = [(k.lower().encode(), v.encode()) for k, v in http_headers(exc).items()]
             await _plain(send, 503, str(exc), said)
-            return
-        bearer = bearer_user is not None
-        if path == "/mcp" and not bearer:  # an agent's endpoint: the token only, never a cookie
-            await _plain(send, 401, "authenticate: Authorization: Bearer <token>",
-                         [(b"www-authenticate", b"Bearer")])
-            return
+            return None
+        return _Caller(bearer_user, sid, cookie_user)
+
+    async def _refuse_mcp_without_token(self, scope: Scope, send: Send, caller: _Caller) -> bool:
+        """An agent's endpoint: the token only, never a cookie (401)."""
+        if scope.get("path", "") != "/mcp" or caller.bearer_user is not None:
+            return False
+        await _plain(send, 401, "authenticate: Authorization: Bearer <token>",
+                     [(b"www-authenticate", b"Bearer")])
+        return True
+
+    def _page_key(self, scope: Scope, caller: _Caller) -> _PageKey:
+        """The page key the request carries, and whether it is its session's."""
         presented = header_of(scope, KEY_HEADER)
-        if presented is None and scope["method"] == "GET" and _STREAM.fullmatch(path):
+        if presented is None and scope["method"] == "GET" and _STREAM.fullmatch(scope.get("path", "")):
             presented = _query_key(scope)  # an EventSource sends no headers: its key rides in the URL
-        keyed = cookie_user is not None and self.sessions.key_ok(sid, presented)
-        is_api = path.startswith("/api/") or path == "/openapi.json"
-        scope.setdefault("state", {})
-        scope["state"]["cookie_user"] = cookie_user  # for the login page: who this browser is now
-        if path in OPEN_PATHS or (_STATIC.fullmatch(path) and scope["method"] in SAFE_METHODS):
-            pass  # the login page and the proof are their own checks; the UI's CSS and JS hold no data
-        elif not (bearer or cookie_user is not None):
-            if is_api:
-                await _plain(send, 401, "authenticate: Authorization: Bearer <token>, or open the login link")
-            else:
-                await _redirect(send, "/logged-out")
-            return
-        elif not bearer and not keyed:
-            if presented is None and not is_api and scope["method"] in ("GET", "HEAD"):
-                await _shell(send, nonce)  # a navigation: the page comes with the key, by script
-            else:  # the cookie alone: another local server replaying it, or a cross-site form
-                await _plain(send, 403, "missing or wrong CSRF token (the page key)")
-            return
-        if keyed:
-            self.sessions.session_user(sid, touch=True)
+        keyed = caller.cookie_user is not None and self.sessions.key_ok(caller.sid, presented)
+        return _PageKey(presented, keyed)
+
+    def _open_to_all(self, scope: Scope) -> bool:
+        """The login page and the proof are their own checks; the UI's CSS and JS hold no data."""
+        path: str = scope.get("path", "")
+        return path in OPEN_PATHS or bool(_STATIC.fullmatch(path) and scope["method"] in SAFE_METHODS)
+
+    async def _refuse_stranger(self, scope: Scope, send: Send, caller: _Caller) -> bool:
+        """Neither a token nor a live session: ``/api/`` answers 401, a page goes to ``/logged-out``."""
+        if caller.bearer_user is not None or caller.cookie_user is not None:
+            return False
+        if _is_api(scope):
+            await _plain(send, 401, "authenticate: Authorization: Bearer <token>, or open the login link")
+        else:
+            await _redirect(send, "/logged-out")
+        return True
+
+    async def _refuse_cookie_alone(self, scope: Scope, send: Send, caller: _Caller, key: _PageKey,
+                                   nonce: str) -> bool:
+        """A session's cookie without its page key: a navigation gets the shell,
+        which fetches the page with the key; anything else is 403."""
+        if caller.bearer_user is not None or key.keyed:
+            return False
+        if key.presented is None and not _is_api(scope) and scope["method"] in ("GET", "HEAD"):
+            await _shell(send, nonce)  # a navigation: the page comes with the key, by script
+        else:  # the cookie alone: another local server replaying it, or a cross-site form
+            await _plain(send, 403, "missing or wrong CSRF token (the page key)")
+        return True
+
+    def _admit(self, scope: Scope, caller: _Caller, key: _PageKey, nonce: _Nonce) -> None:
+        """Let the request in: its session used now, its nonce, session, CSRF
+        token and the person the daemon answers as, in ``scope["state"]``."""
+        if key.keyed:
+            self.sessions.session_user(caller.sid, touch=True)
             given = header_of(scope, NONCE_HEADER) or ""
             if _NONCE.fullmatch(given):  # the shell writes the page into itself: its nonce must fit
-                nonce = given
-        scope["state"]["nonce"] = nonce
-        scope["state"]["sid"] = sid if keyed else ""
-        scope["state"]["csrf"] = self.sessions.csrf(sid) if keyed and sid else ""
-        scope["state"]["user"] = bearer_user or (cookie_user if keyed else None)  # the daemon answers as them
-        if length and int(length) > 0:
-            try:
-                receive = await _read_body(receive, int(length), self.body_timeout)
-            except TimeoutError:
-                await _plain(send, 408, "the request body came too slowly", [(b"connection", b"close")])
-                return
-        await self.app(scope, receive, send)  # the body is at most Content-Length, checked above
+                nonce.value = given
+        scope["state"]["nonce"] = nonce.value
+        scope["state"]["sid"] = caller.sid if key.keyed else ""
+        scope["state"]["csrf"] = self.sessions.csrf(caller.sid) if key.keyed and caller.sid else ""
+        # the daemon answers as them
+        scope["state"]["user"] = caller.bearer_user or (caller.cookie_user if key.keyed else None)
+
+    async def _body_in_time(self, scope: Scope, receive: Receive, send: Send) -> Receive | None:
+        """The body, read whole within ``body_timeout``; None when it came too slowly, answered 408."""
+        length = header_of(scope, b"content-length")
+        if not (length and int(length) > 0):
+            return receive
+        try:
+            return await _read_body(receive, int(length), self.body_timeout)
+        except TimeoutError:
+            await _plain(send, 408, "the request body came too slowly", [(b"connection", b"close")])
+            return None
+
+
+def _is_api(scope: Scope) -> bool:
+    path: str = scope.get("path", "")
+    return path.startswith("/api/") or path == "/openapi.json"
 
 
 async def _read_body(receive: Receive, length: int, timeout: float) -> Receive:

@@ -1,7 +1,8 @@
 """Runs over HTTP: start one (with its parameters), follow it live (its plan,
 its steps and their pictures, what it waits for), cancel it, run it again,
 and the one click after it (undoable for a minute). The run page
-(``/runs/{id}``) is built on these routes."""
+(``/runs/{id}``) is built on these routes, and renders ``run_view``: what
+``GET /api/runs/{id}`` answers."""
 
 from __future__ import annotations
 
@@ -13,11 +14,10 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
-from starlette.routing import Route
 
 from teachd.core.errors import BadInput, Conflict, NotFound
 from teachd.runner.feedback import OUTCOMES, UNDO_SECONDS, give_feedback, undo_feedback
-from teachd.server.api import _text, body, daemon
+from teachd.server.api.common import body, daemon, text_field
 from teachd.server.state import Daemon
 
 ENDED_FOR_FEEDBACK = ("success", "unverified", "failure", "ended")  # a run that tried: did it work?
@@ -82,10 +82,10 @@ async def runs_start(request: Request) -> JSONResponse:
       409: {description: a run of that skill is starting already}
     """
     data = await body(request)
-    slug = _text(data, "slug")
+    slug = text_field(data, "slug")
     if not slug:
         raise BadInput("choose a skill to run")
-    params, start_url = _params(data), _text(data, "start_url") or None
+    params, start_url = _params(data), text_field(data, "start_url") or None
     if start_url is not None and not start_url.lower().startswith(("http://", "https://")):
         raise BadInput("the start address must be a web address (http:// or https://)")
     d = daemon(request)
@@ -174,7 +174,7 @@ async def run_feedback(request: Request) -> JSONResponse:
       409: {description: the run is still running, or it was stopped before it could show anything}
     """
     data = await body(request)
-    slug, outcome = _text(data, "slug"), _text(data, "outcome")
+    slug, outcome = text_field(data, "slug"), text_field(data, "outcome")
     if not slug or outcome not in OUTCOMES:
         raise BadInput("say which skill and whether it worked (success or failure)")
     d = daemon(request)
@@ -186,7 +186,7 @@ async def run_feedback(request: Request) -> JSONResponse:
         if status not in ENDED_FOR_FEEDBACK:
             raise Conflict("this run was stopped (denied or cancelled) before it could show whether the "
                            "skill works: there is nothing to judge")
-    note = _text(data, "note")
+    note = text_field(data, "note")
     given = await run_in_threadpool(give_feedback, d.runs, run_id, slug, str(outcome), note)
     return JSONResponse({**given.skill.summary(), "feedback": d.runs.feedback_given(run_id),
                          "recorded": given.recorded, "undo_seconds": UNDO_SECONDS})
@@ -226,17 +226,3 @@ async def skill_runs(request: Request) -> JSONResponse:
     slug = request.path_params["slug"]
     return JSONResponse(await run_in_threadpool(d.runs.of_skill, slug))
 
-
-ROUTES = [
-    Route("/api/runs", runs_list, methods=["GET"]),
-    Route("/api/runs", runs_start, methods=["POST"]),
-    Route("/api/runs/{run_id}", run_show, methods=["GET"]),
-    Route("/api/runs/{run_id}/events", run_events, methods=["GET"]),
-    Route("/api/runs/{run_id}/pictures/{n:int}/{kind}", run_picture, methods=["GET"]),
-    Route("/api/runs/{run_id}/cancel", run_cancel, methods=["POST"]),
-    Route("/api/runs/{run_id}/again", run_again, methods=["POST"]),
-    Route("/api/runs/{run_id}/feedback", run_feedback, methods=["POST"]),
-    Route("/api/runs/{run_id}/feedback/{slug}", run_feedback_undo, methods=["DELETE"]),
-    Route("/api/waiting", waiting, methods=["GET"]),
-    Route("/api/skills/{slug}/runs", skill_runs, methods=["GET"]),
-]

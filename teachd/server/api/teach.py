@@ -1,0 +1,96 @@
+"""Teaching over HTTP, as the Teach page drives it: start recording a
+demonstration, follow it, steer it (pause, resume, undo, mark a field
+secret), stop and compile it — and "Show me", the repair of a run that
+halted at a step. The demonstration uses the daemon owner's display, so
+``Teaching`` (``teachd.server.jobs``) lets only the owner start or steer one."""
+
+from __future__ import annotations
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from teachd.core.errors import BadInput
+from teachd.server.api.common import body, daemon, text_field
+
+
+async def teach_status(request: Request) -> JSONResponse:
+    """
+    summary: The demonstration being recorded (live steps), or the last one's result
+    responses:
+      200: {description: status}
+    """
+    d = daemon(request)
+    return JSONResponse(d.teaching.status(d.user))
+
+
+async def teach_start(request: Request) -> JSONResponse:
+    """
+    summary: Start recording a demonstration (`name`, `url`; `headless` for machines with no display)
+    responses:
+      200: {description: status}
+      409: {description: one is being recorded}
+    """
+    data = await body(request)
+    name, url = text_field(data, "name"), text_field(data, "url")
+    if not name or not name.strip():
+        raise BadInput("the task needs a name")
+    if not url or not url.startswith(("http://", "https://")):
+        raise BadInput("the start URL must be http(s)")
+    d = daemon(request)
+    headless = bool(data.get("headless")) or not d.settings.display
+    return JSONResponse(d.teaching.start(name.strip(), url, headless, d.user))
+
+
+async def run_repair(request: Request) -> JSONResponse:
+    """
+    summary: Show me — repair the skill of a run that halted at a step (`headless` for no display)
+    description: The Teach page follows it. Steps before the halted one are replayed first, asking on
+      the Approvals page; then the browser waits for the person to show the step, until Done.
+    responses:
+      200: {description: status}
+      400: {description: the run did not halt at a step}
+      403: {description: the skill is shared with you to use only}
+      409: {description: a demonstration is being recorded, or the skill changed since the run}
+    """
+    from teachd.teach.repair import banner, repair_target
+
+    data = await body(request)
+    d = daemon(request)
+    target = await run_in_threadpool(repair_target, d.runs, request.path_params["run_id"])
+    headless = bool(data.get("headless")) or not d.settings.display
+    return JSONResponse(d.teaching.repair(target.run_id, target.name, target.step.n, banner(target.step),
+                                          headless, d.user))
+
+
+async def teach_apply(request: Request) -> JSONResponse:
+    """
+    summary: Save the last repair, refused for leaving the skill's scope, with that site allowed
+    responses:
+      200: {description: status with the result}
+      404: {description: no repair waits for that}
+    """
+    d = daemon(request)
+    return JSONResponse(await run_in_threadpool(d.teaching.apply_repair, d.store, d.user))
+
+
+async def teach_command(request: Request) -> JSONResponse:
+    """
+    summary: Pause, resume, undo the last step, or mark the next field secret (`kind`), as the page's bar does
+    responses:
+      200: {description: status}
+      404: {description: nothing is being recorded}
+    """
+    kind = text_field(await body(request), "kind") or ""
+    d = daemon(request)
+    return JSONResponse(d.teaching.command(kind, d.user))
+
+
+async def teach_stop(request: Request) -> JSONResponse:
+    """
+    summary: Stop recording, compile and save; the result names the new skill
+    responses:
+      200: {description: status with the result}
+    """
+    d = daemon(request)
+    return JSONResponse(await run_in_threadpool(d.teaching.stop, d.user))
