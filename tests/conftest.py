@@ -229,6 +229,8 @@ def _module_needs(path: Path, cache: dict[Path, set[str]] = {}) -> set[str]:  # 
         text = path.read_text(encoding="utf-8")
         name = path.name
         needs = set()
+        if 'scope="module"' in text:
+            needs.add("together")
         if any(s in text for s in _E2E_SOURCE):
             needs.add("e2e")
         if name.startswith("test_desktop") or "a11y_session" in text or "xvfb" in text:
@@ -239,6 +241,7 @@ def _module_needs(path: Path, cache: dict[Path, set[str]] = {}) -> set[str]:  # 
     return cache[path]
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the xdist_group marks set here
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         needs = set(_module_needs(Path(str(item.fspath))))
@@ -250,5 +253,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         params = getattr(getattr(item, "callspec", None), "params", {})
         if fixtures & {"postgres_url", "postgres_server"} or "postgresql" in params.values():
             needs.add("postgres")
+        if "together" in needs:
+            needs.discard("together")
+            # a module that builds its fixtures once (a taught skill, a real app, a halted run) runs on
+            # one worker (`--dist loadgroup`), so they are built once, not once on each worker
+            item.add_marker(pytest.mark.xdist_group(Path(str(item.fspath)).stem))
         for mark in sorted(needs):
             item.add_marker(getattr(pytest.mark, mark))
