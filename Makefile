@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 # Debian packages, each list defined before it is used (`:=` expands at once: a list named before
 # it is defined is empty, which once left the desktop apps out of `make test`). tests/test_packages.py
 # checks every program the code starts against `make print-debs`.
-DEMO_DEBS := chromium xvfb
+DEMO_DEBS := chromium chromium-headless-shell xvfb  # the shell: headless runs, a third of the CPU
 # a desktop with an accessibility bus (tests/desktop.py): a GTK editor and an app without one
 DESKTOP_DEBS := dbus-x11 at-spi2-core libatk-adaptor gir1.2-atspi-2.0 openbox x11-utils mousepad zenity x11-apps
 TEST_DEBS := $(DEMO_DEBS) xdotool postgresql $(DESKTOP_DEBS)
@@ -43,6 +43,11 @@ LINT = $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/vulture && $(BIN)/vulture te
 lint: venv
 	$(LINT)
 
+# Four workers on two cores: a test waits on its browsers, apps and daemons about half the time, so
+# two workers left the cores idle. `--dist loadgroup`: a module that builds its fixtures once runs
+# on one worker (tests/conftest.py marks it), instead of building them on each.
+PYTEST_WORKERS := -n 4 --dist loadgroup
+
 # The real apps' own environments (Django LTS and newest, Wagtail old and new: tests/realapps.py,
 # cached in build/real-apps) and the MCP Inspector (npm, with its Node.js 22: tests/inspector.py,
 # in build/inspector) are installed while the linters run.
@@ -52,7 +57,7 @@ test: venv debs
 	  $(LINT); lint=$$?; \
 	  wait $$apps || { cat build/real-apps.log; exit 1; }; \
 	  wait $$inspector || { cat build/inspector.log; exit 1; }; exit $$lint
-	$(BIN)/python -m pytest -q -n 2 --durations=30
+	$(BIN)/python -m pytest -q $(PYTEST_WORKERS) --durations=30
 
 #   make test-fast   the inner loop (about a minute): ruff, then every test that needs no browser, daemon,
 #                    child process, desktop, PostgreSQL or real app (markers: tests/conftest.py)

@@ -134,7 +134,7 @@ def replay_peer(peer: str, recording_dir: Path, secret: str, step_timeout: float
 
     start, actions = load(recording_dir)
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(None), headless=True)
+        browser = pw.chromium.launch(executable_path=chromium_path(None, headless=True), headless=True)
         try:
             page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
             page.set_default_timeout(step_timeout * 1000)

@@ -115,7 +115,7 @@ def main() -> int:
     server.start()
     times: dict[str, list[float]] = {"teachd": [], "raw": []}
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(None), headless=True,
+        browser = pw.chromium.launch(executable_path=chromium_path(None, headless=True), headless=True,
                                      args=launch_args(None))
         for _ in range(args.runs):
             for side in ("raw", "teachd"):

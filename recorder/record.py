@@ -112,7 +112,7 @@ class _Recording:
         """Refuse early (no Chromium, no display) before anything is changed;
         from then on, whatever happens, the signals are given back, the
         profile is removed and the events file is closed."""
-        exe = chromium_path(self.opts.chromium)
+        exe = chromium_path(self.opts.chromium, self.opts.headless)
         if not self.opts.headless and not self.opts.display:
             raise NoDisplay("no display to show the browser on: run on a desktop, or pass --headless")
         self._trap_signals()

@@ -209,7 +209,7 @@ def browser():
 
     need("chromium")
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium_path(None), args=launch_args(None))
+        b = pw.chromium.launch(executable_path=chromium_path(None, headless=True), args=launch_args(None))
         yield b
         b.close()
 

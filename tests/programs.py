@@ -21,6 +21,7 @@ import pytest
 PACKAGES: dict[str, tuple[str, ...]] = {
     "Xvfb": ("xvfb",),
     "chromium": ("chromium",),
+    "chromium-headless-shell": ("chromium-headless-shell",),
     "xdotool": ("xdotool",),
     "initdb": ("postgresql",),
     "pg_ctl": ("postgresql",),

@@ -57,7 +57,7 @@ def test_publish_before_the_editor_syncs_saves_an_empty_body_that_the_judge_call
     with SampleApp(password=PASSWORD) as base, \
             SampleApp(password=PASSWORD, posts_variant=PostsVariant(slow_editor=True)) as slow, \
             sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(None), headless=True)
+        browser = pw.chromium.launch(executable_path=chromium_path(None, headless=True), headless=True)
         try:
             for app, debounce_ms in ((base, 250), (slow, 1000)):
                 page = browser.new_context().new_page()  # a context each: cookies ignore the port

@@ -111,7 +111,7 @@ def test_the_bar_changes_neither_layout_nor_accessibility_tree(env, pw, home):
         browser, page = connect(pw, teach.cdp_port)
         page.wait_for_function("() => document.querySelector('teachd-recorder') !== null")
         assert BarProbe(page).present()
-        plain_browser = pw.chromium.launch(executable_path=chromium_path(None), args=launch_args(None))
+        plain_browser = pw.chromium.launch(executable_path=chromium_path(None, headless=True), args=launch_args(None))
         plain = plain_browser.new_page(viewport=page.viewport_size)
         plain.goto(app.url + "/login")
         assert page.locator("html").aria_snapshot() == plain.locator("html").aria_snapshot()

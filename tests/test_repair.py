@@ -249,7 +249,7 @@ def test_show_me_on_a_halted_run_repairs_it_from_the_web_ui(taught_sample, tmp_p
     try:
         with SampleApp(password=PASSWORD, variant=Variant(submit_relabelled=True), port=port) as app, \
                 sync_playwright() as pw, s.api() as api:
-            browser = pw.chromium.launch(executable_path=chromium_path(None), args=launch_args(None))
+            browser = pw.chromium.launch(executable_path=chromium_path(None, headless=True), args=launch_args(None))
             page = logged_in(browser, s)
             page.goto(s.url + "/runs")
             page.get_by_role("button", name=f"Show me step {step}").click()

@@ -163,7 +163,7 @@ def app() -> Iterator[App]:
 
 @pytest.fixture
 def browser(pw: Any) -> Iterator[Any]:
-    b = pw.chromium.launch(executable_path=chromium_path(None), headless=True, args=launch_args(None))
+    b = pw.chromium.launch(executable_path=chromium_path(None, headless=True), headless=True, args=launch_args(None))
     yield b
     b.close()
 

@@ -263,7 +263,7 @@ def test_headed_recording_of_editor_and_icon_toggle(env, display, pw, cli, site,
 def test_replay_evidence_and_icon_locator_follow_the_toggle_into_a_button(pw, site) -> None:
     icon_css = ladder({"tag": "div", "icon_css": 'use[*|href$="#icon-more"]', "matches": {}})[0].css
     assert icon_css is not None
-    browser = pw.chromium.launch(executable_path=chromium_path(None), headless=True, args=["--no-sandbox"])
+    browser = pw.chromium.launch(executable_path=chromium_path(None, headless=True), headless=True, args=["--no-sandbox"])
     try:
         ctx = browser.new_context()
         ctx.add_init_script(path=str(CAPTURE_JS))  # a replay: the describer, no recording binding
@@ -300,7 +300,7 @@ ICON_CASES = """<!doctype html><html><body>
 
 def test_icon_click_retargets_to_its_control_but_not_past_a_label_or_to_a_dialog(pw) -> None:
     reports: list[dict[str, Any]] = []
-    browser = pw.chromium.launch(executable_path=chromium_path(None), headless=True, args=["--no-sandbox"])
+    browser = pw.chromium.launch(executable_path=chromium_path(None, headless=True), headless=True, args=["--no-sandbox"])
     try:
         ctx = browser.new_context()
         ctx.expose_binding("__teachdEmit", lambda _source, data: reports.append(data))
@@ -340,7 +340,7 @@ DRAFTAIL_PAGE = """<!doctype html><html><body><form method="post">
 
 
 def test_an_editor_is_named_by_the_label_of_the_input_it_writes_to(pw) -> None:
-    browser = pw.chromium.launch(executable_path=chromium_path(None), headless=True, args=["--no-sandbox"])
+    browser = pw.chromium.launch(executable_path=chromium_path(None, headless=True), headless=True, args=["--no-sandbox"])
     try:
         page = browser.new_context().new_page()
         page.set_content(DRAFTAIL_PAGE)

@@ -346,7 +346,7 @@ def test_the_skill_page_shares_and_unshares_in_chromium(store: SkillStore, setti
     server = _serve(settings, tmp_path)
     try:
         with sync_playwright() as pw:
-            b = pw.chromium.launch(executable_path=chromium_path(None), args=launch_args(None))
+            b = pw.chromium.launch(executable_path=chromium_path(None, headless=True), args=launch_args(None))
             alice = b.new_page(viewport={"width": 1280, "height": 860})
             browser_login(alice, server.login_url)
             alice.goto(server.url + "/skills/expenses")

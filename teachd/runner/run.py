@@ -90,7 +90,7 @@ def run_skill(runs: RunStore, saved_rules: frozenset[str], slug: str, approver: 
 def check_display(opts: RunOptions) -> None:
     from recorder.browser import chromium_path
 
-    chromium_path(opts.chromium)  # a missing browser is named before anything starts
+    chromium_path(opts.chromium, opts.headless)  # a missing browser is named before anything starts
     if not opts.headless and not opts.display:
         raise Unavailable("no display to show the browser on: pass --headless")
 
@@ -119,7 +119,7 @@ def open_chromium(opts: RunOptions, policy: RunPolicy) -> Iterator[tuple[Browser
 
     from recorder.browser import chromium_path, launch_args
 
-    exe = chromium_path(opts.chromium)
+    exe = chromium_path(opts.chromium, opts.headless)
     with sync_playwright() as pw, policy.network() as network_args:
         # No TEACHD_SECRET_* in the browser's environment: secrets are typed, never inherited.
         base = without_secrets(opts.environ or os.environ)

@@ -38,7 +38,7 @@ def chromium(sites: tuple[Site, Site]) -> Iterator[Any]:
     from recorder.browser import chromium_path, launch_args
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(None), headless=True,
+        browser = pw.chromium.launch(executable_path=chromium_path(None, headless=True), headless=True,
                                      args=[*launch_args(None), HOST_RULES])
         try:
             yield browser

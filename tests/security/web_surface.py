@@ -136,7 +136,7 @@ def chromium() -> Iterator[Any]:
     from recorder.browser import chromium_path, launch_args
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(None), args=launch_args(None))
+        browser = pw.chromium.launch(executable_path=chromium_path(None, headless=True), args=launch_args(None))
         try:
             yield browser
         finally:
