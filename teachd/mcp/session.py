@@ -26,7 +26,14 @@ from teachd.mcp.approver import Caller, ClientApprover, answers_of, anywhere, as
 from teachd.mcp.worker import Browser, BrowserWorker
 from teachd.runner.feedback import give_feedback
 from teachd.runner.gate import Action, Asking, Gate
-from teachd.runner.guard import Layer, RequestGuard, element_location, focused_location, guard_for
+from teachd.runner.guard import (
+    Layer,
+    RequestGuard,
+    element_location,
+    focused_location,
+    frames_turned,
+    guard_for,
+)
 from teachd.runner.policy import RunPolicy, Who
 from teachd.runner.replay import Halt, Replayer, plain
 from teachd.runner.run import RunOptions, prepare, replay
@@ -47,7 +54,16 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 TOOL = "computer_act"
 SETTLE = frozenset({"click", "press", "type", "select", "check"})  # actions that can start a navigation
-SETTLE_MS = 250  # how long such an action's navigation may take to show itself to the route
+SETTLE_MS = 250  # after every frame has turned: how long a started navigation may take to reach the guard
+
+
+def _settle(b: Browser, act: Act) -> None:
+    """After an action that can start a navigation: every frame has run past
+    it (so the navigation has started, however slow the machine), then a
+    moment for it to reach the guard — whose stop is then this call's answer."""
+    if act.action in SETTLE:
+        frames_turned(b.page)
+        b.page.wait_for_timeout(SETTLE_MS)
 
 
 @dataclass
@@ -218,8 +234,7 @@ class McpRun:
             try:
                 result = perform(b, act, target, values.__getitem__, self.services.opts.step_timeout, what,
                                  scrubber=self.scrubber)
-                if act.action in SETTLE:  # a navigation it started reaches the route before we answer
-                    b.page.wait_for_timeout(SETTLE_MS)
+                _settle(b, act)  # a navigation it started reaches the guard before we answer
             except Exception:
                 guard.raise_stops()  # a stopped navigation is why, whatever Playwright says
                 raise

@@ -249,6 +249,21 @@ class RequestGuard:
             self.stopped.append(Stopped(url, where, why, sent=True))
 
 
+# One turn of a frame's event loop: the task an action queued (a form's submission, a click's
+# navigation) has run by the time it answers.
+_TURN = "() => new Promise(done => setTimeout(done, 0))"
+
+
+def frames_turned(page: Page) -> None:
+    """Every frame of ``page`` has run past what the action just done queued,
+    so a navigation it started has already reached the browser (and this
+    guard) — on a loaded machine the frame may take far longer to get there
+    than any fixed pause. A frame that goes away meanwhile is passed over."""
+    for frame in list(page.frames):
+        with contextlib.suppress(PlaywrightError):
+            frame.evaluate(_TURN)
+
+
 def element_location(target: object) -> str:
     """The URL an element's own frame is judged by (a Playwright Locator)."""
     return str(target.evaluate(_LOCATION))  # type: ignore[attr-defined]
