@@ -43,10 +43,11 @@ LINT = $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/vulture && $(BIN)/vulture te
 lint: venv
 	$(LINT)
 
-# Four workers on two cores: a test waits on its browsers, apps and daemons about half the time, so
-# two workers left the cores idle. `--dist loadgroup`: a module that builds its fixtures once runs
+# One worker a core: pytest 13 min on a quiet machine. Four (-n 4) take 12, but beside
+# `stress --cpu 2` a desktop recording read its editor's text too late (docs/testing.md): the suite
+# must hold on a busy machine first. `--dist loadgroup`: a module that builds its fixtures once runs
 # on one worker (tests/conftest.py marks it), instead of building them on each.
-PYTEST_WORKERS := -n 4 --dist loadgroup
+PYTEST_WORKERS := -n 2 --dist loadgroup
 
 # The real apps' own environments (Django LTS and newest, Wagtail old and new: tests/realapps.py,
 # cached in build/real-apps) and the MCP Inspector (npm, with its Node.js 22: tests/inspector.py,
