@@ -245,11 +245,21 @@ class _ProcedureBuilder:
         first step's), and the parameters its final page showed."""
         success_url = self.url(last.expect_url or last.url) or ""
         success: dict[str, Any] = {"url": success_url, "url_pattern": url_pattern(success_url),
-                                   "title": self.title(last.expect_title)}
+                                   "title": self.title(self._final_title(last, success_url))}
         shows = shown_parameters(final_page_text(self.rec), self.params)
         if shows:  # only then: a recording without the final text compiles to the bytes it always did
             success["shows"] = shows
         return success
+
+    def _final_title(self, last: Step, success_url: str) -> str | None:
+        """The title the final page settled on: a single-page app names its
+        page after the route has changed (once its data came), so the title
+        seen at the end, on the same page, is the page's own."""
+        final = self.rec.final_page
+        seen_on = url_pattern(mask_url(str((final or {}).get("url") or ""))[0])
+        if final and final.get("title") and seen_on == url_pattern(success_url):
+            return str(final["title"])
+        return last.expect_title
 
     def build(self) -> Built:
         """Every step added in order, then the plan: its scope is every

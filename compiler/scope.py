@@ -37,19 +37,60 @@ _VARYING_SEGMENT = re.compile(
 )
 
 
+def _masked(path: str) -> str:
+    return "/".join("*" if _VARYING_SEGMENT.match(s) else s for s in path.split("/"))
+
+
+def hash_route(url: str) -> str | None:
+    """A single-page app's page: the fragment when it is a route (``#/items/3``,
+    ``#!/items/3``), without its own query; None for an in-page anchor
+    (``#section``) or no fragment."""
+    fragment = url.partition("#")[2]
+    if not fragment.startswith(("/", "!/")):
+        return None
+    return fragment.partition("?")[0]
+
+
 def url_pattern(url: str) -> str:
-    """Origin and path with the segments that vary per run (ids) as ``*``;
-    query and fragment left out, since they carry state, not place."""
+    """Origin and path with the segments that vary per run (ids) as ``*``,
+    and a hash route (``#/items/*``) the same way — on a single-page app the
+    route is the page; the query and any other fragment are left out, since
+    they carry state, not place."""
     web = urls.parse_web(url)
     if web is None:
         return url
-    origin, path = web.origin, web.path
-    segments = ["*" if _VARYING_SEGMENT.match(s) else s for s in path.split("/")]
-    return origin + "/".join(segments)
+    route = hash_route(url)
+    return web.origin + _masked(web.path) + ("" if route is None else "#" + _masked(route))
+
+
+def _same_place(got: str, want: str) -> bool:
+    g, w = got.split("/"), want.split("/")
+    return len(g) == len(w) and all(b in ("*", a) for a, b in zip(g, w, strict=True))
 
 
 def matches_pattern(url: str, pattern: str) -> bool:
-    """Does ``url`` fall under a pattern made by ``url_pattern``?"""
-    got = url_pattern(url).split("/")
-    want = pattern.split("/")
-    return len(got) == len(want) and all(w in ("*", g) for g, w in zip(got, want, strict=True))
+    """Does ``url`` fall under a pattern made by ``url_pattern``? A pattern
+    without a hash route (a page that had none, or a skill compiled before
+    routes were places) admits any fragment."""
+    got_path, _, got_route = url_pattern(url).partition("#")
+    want_path, routed, want_route = pattern.partition("#")
+    return _same_place(got_path, want_path) and (not routed or _same_place(got_route, want_route))
+
+
+def _masked_pair(pair: str) -> str:
+    name, eq, value = pair.partition("=")
+    return name + eq + ("*" if _VARYING_SEGMENT.match(value) else value)
+
+
+def link_shape(href: str) -> str:
+    """What a link's address says of the place it leads to, not of the
+    record: its path, query values and hash route with ids, hashes and
+    counters as ``*`` (``/items/1805…`` and ``/items/afd9…`` are one shape;
+    ``?action=edit`` and ``?action=delete`` are not). Two links of one shape go to the same
+    kind of page; the record is told by the link's name, not its id."""
+    path, _, rest = href.partition("#")
+    path, _, query = path.partition("?")
+    pairs = sorted(_masked_pair(pair) for pair in query.split("&") if pair)
+    route = hash_route("#" + rest) if rest else None
+    return (_masked(path) + ("?" + "&".join(pairs) if pairs else "")
+            + ("" if route is None else "#" + _masked(route)))

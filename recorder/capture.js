@@ -688,8 +688,10 @@
   if (window === window.top) window.addEventListener("pagehide", () => emit({ kind: "page_text", ...pageText() }));
   function viewport() { return { w: window.innerWidth, h: window.innerHeight, dpr: window.devicePixelRatio }; }
 
+  let lastHref = "";  // the address the last page event told
   const pageEvent = () => {
     if (window !== window.top) return;
+    lastHref = location.href;
     emit({ kind: "page", url: location.href, title: document.title, viewport: viewport() });
     pageTextSoon();
   };
@@ -700,6 +702,10 @@
     history[fn] = function (...args) { const r = orig.apply(this, args); setTimeout(pageEvent, 0); return r; };
   }
   window.addEventListener("popstate", () => setTimeout(pageEvent, 0));
+  // A hash route (#/items/3) is a page of a single-page app: a browser that
+  // fires no popstate for it still fires hashchange (told once: popstate
+  // may have told it already).
+  window.addEventListener("hashchange", () => setTimeout(() => { if (location.href !== lastHref) pageEvent(); }, 0));
   window.addEventListener("beforeunload", flushAll);
 
   // The recording bar: one per tab (frames get only the lock marker), in a

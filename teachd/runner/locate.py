@@ -22,7 +22,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from compiler.plan import Anchor, Locator
-from compiler.scope import matches_pattern, url_pattern
+from compiler.scope import matches_pattern, origin_of, url_pattern
 from teachd.core.errors import InvalidSkill
 from teachd.runner.guard import element_location
 from teachd.runner.halt import Halt, plain
@@ -391,4 +391,24 @@ def resolve(page: Page, n: int, anchor: Anchor, step_timeout: float) -> Found:
             continue  # the deadline is checked at the top
         except PlaywrightError:
             page.wait_for_load_state("domcontentloaded")  # it navigated meanwhile
-    raise Halt(plain(f"step {n}: {anchor.describe} — {choice.reason}; stopping rather than guessing"))
+    raise Halt(plain(f"step {n}: {anchor.describe} — {choice.reason}{elsewhere(page.url, anchor.page)}; "
+                     "stopping rather than guessing"))
+
+
+def _place(url: str) -> str:
+    """A URL's pattern without its origin: the same app on another host is the same place."""
+    pattern = url_pattern(url)
+    origin = origin_of(url)
+    return pattern[len(origin):] or "/" if origin and pattern.startswith(origin) else pattern
+
+
+def elsewhere(url: str, shown_on: str) -> str:
+    """Nothing when ``url`` is the page (path and hash route, ids aside) the
+    step was shown on; else what a person needs to see why it was not found:
+    the page the step expected and the page the replay is on."""
+    if not shown_on or not url_pattern(url).startswith(("http://", "https://")):
+        return ""
+    want, got = _place(shown_on), _place(url)
+    if matches_pattern("http://x" + got, "http://x" + want):
+        return ""
+    return f" (this is not the page the step was shown on: expected {want}, found {got})"

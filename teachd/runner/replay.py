@@ -89,8 +89,13 @@ def _ms(since: float) -> int:
 
 def pattern_regex(pattern: str) -> re.Pattern[str]:
     """A ``url_pattern`` as a regular expression for ``expect(page).to_have_url``."""
-    parts = [("[^/?#]+" if seg == "*" else re.escape(seg)) for seg in pattern.split("/")]
-    return re.compile("^" + "/".join(parts) + r"/?(?:[?#].*)?$")
+    def place(part: str) -> str:
+        return "/".join("[^/?#]+" if seg == "*" else re.escape(seg) for seg in part.split("/"))
+
+    path, routed, route = pattern.partition("#")
+    if not routed:
+        return re.compile("^" + place(path) + r"/?(?:[?#].*)?$")
+    return re.compile("^" + place(path) + r"/?(?:\?[^#]*)?#" + place(route) + r"/?(?:\?.*)?$")
 
 
 class Replayer:

@@ -1,0 +1,174 @@
+"""Single-page apps: a hash route is a page, and a record's id is never the
+identity of the link that opens it — so a replay on the same names under
+new ids (another workspace, a re-created store) opens the record by its
+name instead of halting after it already created something (half a change)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compiler.scope import link_shape, matches_pattern, url_pattern
+from teachd.runner.match import EXACT, NONE, agrees, as_taught
+from teachd.runner.replay import pattern_regex
+
+A = "aaaaaaaa-1111-4222-8333-444455556666"
+B = "bbbbbbbb-1111-4222-8333-444455556666"
+
+
+def test_a_hash_route_is_part_of_the_page_with_its_ids_masked() -> None:
+    assert url_pattern(f"http://h:1/app/?tab=2#/items/{A}?sort=name") == "http://h:1/app/#/items/*"
+    assert url_pattern("http://h:1/app#!/items/17") == "http://h:1/app#!/items/*"
+    assert url_pattern("http://h:1/app#section-2") == "http://h:1/app"  # an in-page anchor is no route
+
+
+def test_a_route_pattern_admits_other_ids_not_other_routes_and_an_old_pattern_admits_any_fragment() -> None:
+    pattern = url_pattern(f"http://h:1/#/items/{A}")
+    assert matches_pattern(f"http://h:1/#/items/{B}", pattern)
+    assert not matches_pattern("http://h:1/#/records", pattern)
+    assert not matches_pattern("http://h:1/", pattern)
+    assert matches_pattern("http://h:1/#/anything", "http://h:1/")  # compiled before routes were pages
+    regex = pattern_regex(pattern)
+    assert regex.match(f"http://h:1/#/items/{B}") and regex.match(f"http://h:1/?x=1#/items/{B}?tab=3")
+    assert not regex.match("http://h:1/#/records") and not regex.match(f"http://h:1/#/items/{B}/delete")
+
+
+def test_a_links_shape_masks_its_ids_and_keeps_what_says_where_it_goes() -> None:
+    assert link_shape(f"#/items/{A}") == link_shape(f"#/items/{B}") == "#/items/*"
+    assert link_shape("/report?id=3&action=edit") == link_shape("/report?action=edit&id=41")
+    assert link_shape("/report?id=3&action=edit") != link_shape("/report?id=3&action=delete")
+    assert link_shape("/items/3") != link_shape("/items/3/delete")
+
+
+def _link(href: str, name: str = "Bravo", row: str = "Bravo") -> dict[str, Any]:
+    return {"tag": "a", "role": "link", "name": name, "attrs": {"href": href},
+            "containers": [{"role": "row", "name": row}]}
+
+
+EXPECT = {"tag": "a", "role": "link", "name": "Bravo", "href": f"#/items/{A}",
+          "container": {"role": "row", "name": "Bravo"}}
+
+
+def test_a_record_link_under_a_new_id_agrees_by_role_name_and_row_and_runs_as_taught() -> None:
+    moved = _link(f"#/items/{B}")
+    assert agrees(EXPECT, moved, {"role"}).score == EXACT
+    assert as_taught(EXPECT, moved, {"role"})  # a `run` answer covers it: the same link, another id
+    other_kind = agrees(EXPECT, _link(f"#/items/{B}/delete"), {"role"})
+    assert other_kind.score == NONE and "leads to" in other_kind.reason
+
+
+def test_an_address_with_an_id_never_vouches_for_a_link_whose_row_was_renamed() -> None:
+    """/items/3 on a reseeded store is another record: the same address
+    must not stand for the record the person chose."""
+    expect = dict(EXPECT, href="#/items/3")
+    renamed_row = _link("#/items/3", name="Bravo", row="Zulu")
+    assert agrees(expect, renamed_row, {"role"}).score == NONE
+
+
+# -- taught once through `teachd teach`, replayed by `teachd run` ------------------------------------------
+TASK = "Add an item and describe another"
+SLUG = "taught-add-an-item-and-describe-another"
+
+
+def demonstrate(teach: Any, url: str) -> None:
+    """From the list (#/items): New item, a name, Create (a write, then the
+    new record's route); back to Items; open Bravo by its link; a
+    description; Save (a write)."""
+    from playwright.sync_api import sync_playwright
+
+    from teachd.demo.sampleapp.script import Person
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{teach.cdp_port}")
+        context = browser.contexts[0]
+        person = Person(context.pages[0], 0.0)
+        page = person.page
+        page.wait_for_url(re.compile(r"#/items$"))
+        page.get_by_role("button", name="New item").click()
+        person.type_into(page.get_by_label("Name"), "Delta")
+        page.get_by_role("button", name="Create").click()
+        page.get_by_role("heading", name="Delta").wait_for()
+        page.get_by_role("link", name="Items").click()
+        page.get_by_role("link", name="Bravo").click()
+        page.get_by_role("heading", name="Bravo").wait_for()
+        person.type_into(page.get_by_label("Description"), "Checked")
+        page.get_by_role("button", name="Save").click()
+        page.get_by_text("Saved").wait_for()
+        teach.wait_for(lambda evs: sum(e["type"] == "click" for e in evs) >= 6)
+        for p in context.pages:
+            p.close()
+
+
+@pytest.fixture(scope="module")
+def taught_spa(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], Any]]:
+    """(the teachd environment, the app) — the task taught once on the app as seeded."""
+    from teachd.demo.sampleapp.judge import teachd_env
+    from teachd.teach.process import TeachProcess
+    from tests.programs import need
+    from tests.spa_app import SpaApp
+
+    need("chromium")
+    base = tmp_path_factory.mktemp("spa")
+    (base / "home").mkdir(mode=0o700)
+    (base / "user").mkdir()
+    env = teachd_env(base / "home", base / "user")
+    with SpaApp() as app:
+        teach = TeachProcess(env, TASK, app.url + "/#/items", "--headless", "--no-os-input")
+        demonstrate(teach, app.url)
+        code, _out, err = teach.finish()
+        assert code == 0, err[-1500:]
+        assert [i["description"] for i in app.named("Bravo")] == ["Checked"] and app.named("Delta")
+        yield env, app
+
+
+def _replay(env: dict[str, str], app: Any) -> tuple[int, dict[str, Any], str]:
+    from tests.drift_suite import replay_cli
+
+    return replay_cli(env, "--step-timeout", "3", password=None, slug=SLUG)
+
+
+def test_the_taught_plan_names_each_route_as_its_page(taught_spa, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    env, _app = taught_spa
+    shown = subprocess.run([sys.executable, "-m", "teachd", "skills", "export", SLUG, "--format", "json"],
+                           env=env, capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    steps = json.loads(json.loads(shown.stdout)["files"]["references/steps.json"])["steps"]
+    patterns = [s["expect"]["url_pattern"] for s in steps if s.get("expect")]
+    assert any(p.endswith("/#/items/*") for p in patterns), patterns  # Create led to the new record's page
+    assert all("-" not in p.rsplit("/", 1)[-1] for p in patterns), patterns  # no record's id in a page
+
+
+@pytest.mark.parametrize("names", [("Alpha", "Bravo", "Charlie"), ("Charlie", "Bravo", "Alpha")],
+                         ids=["new-ids", "new-ids-other-order"])
+def test_the_same_names_under_new_ids_replay_right_opening_the_record_by_its_name(
+        taught_spa, names: tuple[str, ...]) -> None:
+    env, app = taught_spa
+    app.reseed(names)
+    bravo = app.named("Bravo")[0]["id"]
+    code, out, err = _replay(env, app)
+    assert code == 0 and out["status"] == "success", (out.get("message"), err[-1500:])
+    assert [i["description"] for i in app.named("Bravo")] == ["Checked"]
+    assert len(app.named("Delta")) == 1
+    assert app.writes == [("POST", "/api/items"), ("POST", f"/api/items/{bravo}")]
+
+
+def test_a_step_whose_route_moved_halts_before_any_write_naming_the_route_it_expected(taught_spa) -> None:
+    env, app = taught_spa
+    app.reseed()
+    app.moved = True
+    try:
+        code, out, err = _replay(env, app)
+    finally:
+        app.moved = False
+    halted = [s["n"] for s in out.get("steps", []) if s["status"] == "halted"]
+    assert code == 1 and halted == [2], (out.get("message"), err[-1500:])
+    assert app.writes == []
+    assert "expected /#/items, found /#/records" in out["message"], out["message"]
