@@ -172,3 +172,81 @@ def test_a_step_whose_route_moved_halts_before_any_write_naming_the_route_it_exp
     assert code == 1 and halted == [2], (out.get("message"), err[-1500:])
     assert app.writes == []
     assert "expected /#/items, found /#/records" in out["message"], out["message"]
+
+
+def test_a_run_that_stops_after_a_write_reports_partial_with_what_was_written_and_not_done(taught_spa) -> None:
+    """Bravo is gone from the list: the run halts at its link — after Create
+    already wrote. It says so: ``partial``, the write the app answered (its
+    method, path, status and step), and the steps it did not do — in the
+    command's result, the run's record and the run page."""
+    from teachd.config import settings_from_env
+    from teachd.server.pages import templates
+    from teachd.server.ui.views import run_view
+    from teachd.store import open_store
+    from teachd.store.runs import RunStore
+
+    env, app = taught_spa
+    app.reseed(("Alpha", "Charlie"))
+    code, out, err = _replay(env, app)
+    assert code == 1 and out["status"] == "partial", (out.get("message"), err[-1500:])
+    halted = next(s["n"] for s in out["steps"] if s["status"] == "halted")
+    create = next(s["n"] for s in out["steps"] if "Create" in (s.get("detail") or ""))
+    assert out["partial"]["wrote"] == [{"step": create, "method": "POST", "path": "/api/items", "status": 200}]
+    assert out["partial"]["stopped_at"] == halted and out["partial"]["not_done"][0] == halted
+    assert out["partial"]["not_done"][-1] == len(out["steps"]) + len(out["partial"]["not_done"]) - 1
+    assert out["message"].startswith(f"step {halted}: the Bravo link")  # why it stopped, first
+    assert f"partial change: the app answered POST /api/items (200, step {create})" in out["message"]
+    assert app.writes == [("POST", "/api/items")]  # the app's own record agrees: one write, then nothing
+
+    run = RunStore(open_store(settings_from_env(env))).one(out["run_id"])
+    assert run["status"] == "partial" and run["partial"] == out["partial"]
+    page = templates.env.get_template("_run_live.html").render(run=run_view(run, {}, set()))
+    assert "Half a change" in page and "POST /api/items" in page and "stopped half way" in page
+    assert f'data-repair="{out["run_id"]}"' in page  # "Show me this step": a halted step can be shown again
+
+
+def test_a_run_that_halts_before_any_write_is_a_failure_not_partial(taught_spa) -> None:
+    env, app = taught_spa
+    app.reseed()
+    app.moved = True
+    try:
+        code, out, _err = _replay(env, app)
+    finally:
+        app.moved = False
+    assert code == 1 and out["status"] == "failure" and "partial" not in out
+
+
+ICON = {"tag": "span", "role": "img", "name": "New item", "test_id": "create-item-button",
+        "container": {"role": "toolbar", "name": "Items"}}
+
+
+def _redesigned(via: set[str], place: str = "Items", **changes: Any) -> tuple[set[str], dict[str, Any]]:
+    found = {"tag": "button", "role": "button", "name": "Create", "test_id": "create-item-button",
+             "attrs": {"data-testid": "create-item-button"}, "containers": [{"role": "toolbar", "name": place}]}
+    return via, {**found, **changes}
+
+
+def test_an_unchanged_test_id_in_the_same_place_vouches_across_a_new_tag_role_and_name() -> None:
+    """The icon <span role=img title="New item" data-testid=create-item-button>
+    became <button data-testid=create-item-button>Create</button>."""
+    via, button = _redesigned({"test_id"})
+    verdict = agrees(ICON, button, via)
+    assert verdict.score > NONE and "stable identity" in verdict.reason
+    assert not as_taught(ICON, button, via)  # a redesign: a `run` answer does not cover it, it asks
+
+
+def test_a_test_id_does_not_vouch_elsewhere_nor_by_name_alone_nor_across_an_inputs_type() -> None:
+    assert agrees(ICON, _redesigned({"test_id"}, place="Archive")[1], {"test_id"}).score == NONE
+    assert agrees(ICON, _redesigned({"role"})[1], {"role"}).score == NONE  # found by its role: no identity
+    field = {"tag": "input", "role": "textbox", "name": "Code", "type": "text", "test_id": "code"}
+    secret = {"tag": "input", "role": "textbox", "name": "Code", "attrs": {"type": "password"}}
+    assert agrees(field, secret, {"test_id"}).score == NONE
+
+
+def test_among_candidates_one_that_agrees_exactly_beats_a_redesigned_one_its_test_id_vouches_for() -> None:
+    from teachd.runner.match import Candidate, choose
+
+    via, button = _redesigned({"test_id"})
+    exact = {"tag": "span", "role": "img", "name": "New item", "containers": [{"role": "toolbar", "name": "Items"}]}
+    picked = choose(ICON, [Candidate(1, via, button), Candidate(2, {"role"}, exact)], [])
+    assert picked.candidate is not None and picked.candidate.identity == 2

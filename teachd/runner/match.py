@@ -35,6 +35,7 @@ from compiler.scope import link_shape
 # Identities a page author chose on purpose: they vouch for an element whose
 # visible name changed (a relabel, a translation).
 STRONG = frozenset({"test_id", "id", "attr:name", "attr:value"})
+AUTHORED = frozenset({"test_id", "id"})  # the strongest: they vouch even across a change of tag and role
 EXACT, GAINED, NONE = 3, 2, 0
 # A link that became a button (or back) whose name gained words: accepted,
 # below any element that agrees better (a GAINED name of the same role wins).
@@ -159,9 +160,16 @@ def agrees(expect: Mapping[str, Any], found: Mapping[str, Any], via: set[str]) -
     retagged = bool(tag and ftag and tag != ftag and not swapped and place == AGREE and (
         (role and role == frole and best_name_score(expect, found) == EXACT)
         or icon_agrees(expect.get("icon"), found.get("icon"))))
-    if tag and ftag and tag != ftag and not swapped and not retagged:
+    # An identity the page's author chose (a test id, a stable id), unchanged
+    # and in the same place, is the same control across a redesign that
+    # changed its tag, role and name (an icon <span role=img> that became a
+    # <button>Create</button>); anything that agrees better still wins (choose).
+    # (An input's type is no redesign: a text field that became a password or
+    # a checkbox is refused below, whatever vouches.)
+    identified = bool(via & AUTHORED and place == AGREE)
+    if tag and ftag and tag != ftag and not swapped and not retagged and not identified:
         return Verdict(NONE, f"is a <{ftag}>, expected <{tag}>")
-    if role and frole and role != frole and not swapped and not retagged:
+    if role and frole and role != frole and not swapped and not retagged and not identified:
         return Verdict(NONE, f"has role {frole}, expected {role}")
     etype, ftype = expect.get("type"), (found.get("attrs") or {}).get("type")
     if etype and ftype and etype.lower() != str(ftype).lower() and not swapped and not retagged:

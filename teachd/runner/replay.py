@@ -242,6 +242,7 @@ class Replayer:
             self._asked, self._waited = False, 0
             began = time.monotonic()
             self._tell(StepResult(n, action, "running", plain(step.describe or step.url or "")))
+            self.traffic.step = n
             try:
                 via = self._do(step)
             except (Halt, PolicyStop) as exc:
@@ -274,6 +275,17 @@ class Replayer:
         """Chromium itself is gone (killed, crashed): not a fault of the page."""
         browser = self.context.browser
         return browser is not None and not browser.is_connected()
+
+    def half_change(self) -> dict[str, Any] | None:
+        """When the run stopped at a step after the app answered a write (a
+        record created, a form saved): what was written and what was not
+        done — a half change the person must know of. None otherwise."""
+        stopped = next((r.n for r in self.results if r.status == "halted"), None)
+        if stopped is None or not self.traffic.writes:
+            return None
+        wrote = [{**w.as_dict(), "path": self.scrubber.scrub(w.path)} for w in self.traffic.writes]
+        return {"wrote": wrote, "stopped_at": stopped,
+                "not_done": [s.n for s in self.proc.steps if s.n >= stopped]}
 
     # -- watching -----------------------------------------------------------
     def _timing(self, began: float) -> dict[str, Any]:

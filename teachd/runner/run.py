@@ -5,7 +5,9 @@ A run's status: ``success`` (every step, and a success check that could tell
 the effect happened), ``unverified`` (every step ran and nothing failed, but
 nothing on the final page could confirm the effect: no address that differs
 from where the last step acted, no title, no value shown), ``failure`` (a
-step or the success check halted: a missing effect is a failure) or
+step or the success check halted: a missing effect is a failure),
+``partial`` (a step halted after the app had answered a write the run sent:
+a half change, reported with what was written and what was not done) or
 ``aborted`` (an approval or the scope stopped it). ``teachd run`` exits 0 only
 on ``success``; ``unverified`` exits 1 like any run that is not known to have
 worked, and a person's feedback (worked / failed) settles it."""
@@ -40,14 +42,16 @@ UNVERIFIED = ("every step ran, but nothing on the final page could confirm the e
 @dataclass
 class RunOutcome:
     run_id: str
-    status: str  # success | unverified | failure | aborted (the module's docstring says when)
+    status: str  # success | unverified | partial | failure | aborted (the module's docstring says when)
     message: str
     steps: list[dict[str, Any]] = field(default_factory=list)
     skills: dict[str, int] = field(default_factory=dict)
+    partial: dict[str, Any] | None = None  # what a run that stopped half way wrote, and left undone
 
     def as_dict(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "status": self.status, "message": self.message,
-                "steps": self.steps, "skills": self.skills}
+                "steps": self.steps, "skills": self.skills,
+                **({"partial": self.partial} if self.partial else {})}
 
 
 @dataclass(frozen=True)
@@ -205,9 +209,25 @@ def replay(runs: RunStore, session: RunSession, slug: str, proc: Procedure, cont
         raise
     finally:
         steps = [r.as_dict() for r in replayer.results]
+        half = None if asked_elsewhere else replayer.half_change()
+        if half:
+            status, message = _half_told(status, message, half)
         if asked_elsewhere:
             runs.discard(run_id)  # the call comes again with the answer, as a run of its own
         else:
             runs.finish(run_id, status, {**watch.detail(), "message": message, "steps": steps,
-                                         "gate": session.gate.log[log_from:]})
-    return RunOutcome(run_id, status, message, steps, session.versions()), replayer.page
+                                         "gate": session.gate.log[log_from:],
+                                         **({"partial": half} if half else {})})
+    return RunOutcome(run_id, status, message, steps, session.versions(), half), replayer.page
+
+
+def _half_told(status: str, message: str, half: Mapping[str, Any]) -> tuple[str, str]:
+    """A run stopped at a step after the app answered a write is ``partial``
+    (a halt; a cancel or a denial stays ``aborted``, the person's own doing),
+    and its message ends with what was written and what was not done (it
+    begins with why it stopped, as every run's message does)."""
+    wrote = ", ".join(f"{w['method']} {w['path']} ({w['status']}, step {w['step']})" for w in half["wrote"])
+    left = half["not_done"]
+    undone = f"step {left[0]}" if len(left) == 1 else f"steps {left[0]}–{left[-1]}"
+    told = f"{message} — partial change: the app answered {wrote} before the run stopped; {undone} not done"
+    return ("partial" if status == "failure" else status), told

@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from playwright.sync_api import Error as PlaywrightError
+
+from compiler.secrets import mask_url
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -74,6 +78,27 @@ CLOCK = """
 """
 
 
+@dataclass(frozen=True)
+class Write:
+    """A request that may have changed the app's data (POST, PUT, PATCH,
+    DELETE), answered: which step sent it, where, and the app's status."""
+
+    step: int
+    method: str
+    path: str  # the address's path, secrets masked: its query and fragment are data, not place
+    status: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"step": self.step, "method": self.method, "path": self.path, "status": self.status}
+
+    def describe(self) -> str:
+        return f"{self.method} {self.path} ({self.status}, step {self.step})"
+
+
+def _path(url: str) -> str:
+    return mask_url(urlsplit(url).path or "/")[0]
+
+
 class Traffic:
     """The requests a page has under way (fetch, XHR, documents), from
     Playwright's own events: what a settle waits on besides mutations. Only
@@ -85,9 +110,12 @@ class Traffic:
 
     def __init__(self) -> None:
         self.pending: dict[int, tuple[float, bool, bool]] = {}  # request → (started, a document, a save)
+        self.sent_at: dict[int, int] = {}  # a write → the step that sent it (its answer may come later)
         self.last = -1e9  # monotonic time of the last start or end
         self.last_app = -1e9  # ... of a fetch or XHR
         self.pages: list[Any] = []
+        self.step = 0  # the step acting now: what it writes is its doing
+        self.writes: list[Write] = []  # every write the app answered, in order
 
     def watch(self, page: Page) -> None:
         if any(p is page for p in self.pages):
@@ -96,11 +124,12 @@ class Traffic:
         page.on("request", self._start)
         page.on("requestfinished", self._end)
         page.on("requestfailed", self._end)
+        page.on("response", self._answered)
 
     def close(self) -> None:
         for page in self.pages:
             for event, fn in (("request", self._start), ("requestfinished", self._end),
-                              ("requestfailed", self._end)):
+                              ("requestfailed", self._end), ("response", self._answered)):
                 try:
                     page.remove_listener(event, fn)
                 except (KeyError, ValueError):
@@ -112,9 +141,19 @@ class Traffic:
             document = request.resource_type == "document"
             save = not document and request.method in _WRITES
             self.pending[id(request)] = (time.monotonic(), document, save)
+            if request.method in _WRITES:
+                self.sent_at[id(request)] = self.step
             self._heard(document)
 
+    def _answered(self, response: Any) -> None:
+        """A write the app answered (whatever its status: it was received,
+        and may have changed something): the evidence of a half change."""
+        request = response.request
+        if (step := self.sent_at.pop(id(request), None)) is not None:
+            self.writes.append(Write(step, request.method, _path(request.url), response.status))
+
     def _end(self, request: Any) -> None:
+        self.sent_at.pop(id(request), None)  # answered (told above, as its response came) or failed
         if (was := self.pending.pop(id(request), None)) is not None:
             self._heard(was[1])
 

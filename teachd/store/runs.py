@@ -116,7 +116,8 @@ class RunStore:
 
     def finish(self, run_id: str, status: str, detail: dict[str, Any]) -> None:
         """``status``: success, unverified (nothing could confirm the effect),
-        failure or aborted (runner.run); a running run has none yet."""
+        partial (stopped after a write), failure or aborted (runner.run); a
+        running run has none yet."""
         with self.db.atomic() as tx:
             tx.execute(
                 "UPDATE runs SET status = ?, finished_at = ?, detail = ? WHERE id = ? AND owner = ?",
@@ -182,7 +183,8 @@ class RunStore:
                 "steps": detail.get("steps", []), "plan": detail.get("plan"),
                 "params": detail.get("params", {}), "start_url": detail.get("start_url"),
                 "used": detail.get("used") or ([detail["slug"]] if detail.get("slug") else []),
-                "cancelled_by": r.get("cancelled_by")}
+                "cancelled_by": r.get("cancelled_by"),
+                **({"partial": detail["partial"]} if detail.get("partial") else {})}
 
     def of_skill(self, slug: str, limit: int = 50) -> list[dict[str, Any]]:
         """The runs that used the skill ``slug`` names for this person: for its

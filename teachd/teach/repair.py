@@ -73,7 +73,7 @@ def repair_target(runs: RunStore, run_id: str) -> RepairTarget:
     run = runs.one(run_id)
     slug, skills = run.get("slug"), run.get("skills") or {}
     halted = [s for s in run.get("steps") or [] if s.get("status") == "halted"]
-    if run["status"] != "failure" or not halted or not slug or slug not in skills:
+    if run["status"] not in ("failure", "partial") or not halted or not slug or slug not in skills:
         raise BadInput(f"run {run_id} did not halt at a step ({run['status']}: {run.get('message', '')}); "
                        "only a replay that halted at a step can be repaired")
     _owner, can = runs.skills.access(slug)

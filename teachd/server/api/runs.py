@@ -19,8 +19,8 @@ from teachd.core.errors import BadInput, Conflict, NotFound
 from teachd.runner.feedback import OUTCOMES, UNDO_SECONDS, give_feedback, undo_feedback
 from teachd.server.api.common import body, daemon, text_field
 from teachd.server.state import Daemon
+from teachd.server.ui.views import FEEDBACK_OPEN as ENDED_FOR_FEEDBACK
 
-ENDED_FOR_FEEDBACK = ("success", "unverified", "failure", "ended")  # a run that tried: did it work?
 STREAM_EVERY = 0.3  # seconds between looks at a followed run
 STREAM_MAX = 3600.0  # a stream ends after this long; the page reconnects
 _KINDS = ("before", "after")

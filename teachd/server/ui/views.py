@@ -14,10 +14,13 @@ from teachd.runner.quoting import invisible
 QUOTED_MAX = 300  # characters of an agent's text shown at first; the rest folded, one click away
 
 # unverified: every step ran, but nothing on the final page confirmed the effect
-STATUS_CLASS = {"success": "ok", "unverified": "warn", "failure": "bad", "aborted": "bad", "running": "run"}
-STATUS_WORDS = {"success": "succeeded", "unverified": "ran, not confirmed", "failure": "failed",
-                "aborted": "stopped", "running": "running"}
-FEEDBACK_OPEN = ("success", "unverified", "failure", "ended")  # a run that tried: did it work?
+# partial: a step halted after the app had answered a write (a half change, shown with what was written)
+STATUS_CLASS = {"success": "ok", "unverified": "warn", "partial": "bad", "failure": "bad", "aborted": "bad",
+                "running": "run"}
+STATUS_WORDS = {"success": "succeeded", "unverified": "ran, not confirmed", "partial": "stopped half way",
+                "failure": "failed", "aborted": "stopped", "running": "running"}
+FEEDBACK_OPEN = ("success", "unverified", "partial", "failure", "ended")  # a run that tried: did it work?
+REPAIRABLE = ("failure", "partial")  # halted at a step the person can show again
 STEP_CLASS = {"ok": "ok", "halted": "bad", "running": "run", "skipped": "warn"}
 STEP_WORDS = {"ok": "done", "halted": "halted", "running": "now", "skipped": "skipped"}
 
@@ -107,7 +110,7 @@ def run_view(run: dict[str, Any], feedback: dict[str, str], use_only: set[str],
     waiting = list(run.get("waiting") or waiting or [])
     steps = _steps(run, waiting)
     halted = [s for s in run.get("steps") or [] if isinstance(s, dict) and s.get("status") == "halted"]
-    repair = status == "failure" and bool(halted) and bool(run.get("slug")) \
+    repair = status in REPAIRABLE and bool(halted) and bool(run.get("slug")) \
         and run.get("slug") not in use_only
     return {**run, "status": status, "ended": ended, "status_class": STATUS_CLASS.get(status, ""),
             "status_words": "waiting for you" if waiting and not ended else STATUS_WORDS.get(status, status),
