@@ -10,36 +10,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from compiler.fingerprint import fingerprint
+from compiler.generated import looks_generated
 from compiler.names import describe, is_editable
 from compiler.plan import Anchor, Locator
 from compiler.secrets import MARK, mask_text, mask_url
-
-_GENERATED = [
-    re.compile(p)
-    for p in (
-        r"^:r[0-9a-z]+:$",  # React useId
-        r"^[0-9a-f]{8}-[0-9a-f]{4}-",  # GUID
-        r"[0-9a-f]{8,}",  # long hex
-        r"\d{3,}",  # long digit runs (ember123, item-4711)
-        r"^(ember|react|mui|css|sc|jsx|emotion|chakra|radix|headlessui|svelte|ng|v)-?[a-z0-9]*\d",
-        r"^(css|sc|jss|emotion)-[a-z0-9]{4,}",
-    )
-]
-
-
-def looks_generated(value: str) -> bool:
-    """Ids and classes a framework made up: they change between builds."""
-    if not value:
-        return True
-    if any(p.search(value) for p in _GENERATED):
-        return True
-    # Like Playwright's guid check: too many switches between letter case and digits.
-    transitions = 0
-    for a, b in zip(value, value[1:], strict=False):
-        ka = "d" if a.isdigit() else ("u" if a.isupper() else ("l" if a.islower() else "o"))
-        kb = "d" if b.isdigit() else ("u" if b.isupper() else ("l" if b.islower() else "o"))
-        transitions += ka != kb and "o" not in (ka, kb)
-    return transitions >= max(3, len(value) // 4)
 
 
 def _css_str(value: str) -> str:

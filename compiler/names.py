@@ -8,6 +8,7 @@ import re
 import unicodedata
 from typing import Any
 
+from compiler.generated import looks_generated
 from compiler.secrets import mask_text
 
 SLUG_PREFIX = "taught-"
@@ -48,14 +49,27 @@ def target_label(target: dict[str, Any] | None) -> str:
     text = None if is_editable(target) else target.get("text")  # an editor's text is what was typed
     for value in (
         target.get("label"), target.get("name"), attrs.get("aria-label"), text,
-        *_placeholders(attrs), attrs.get("title"), attrs.get("alt"), attrs.get("name"),
-        target.get("id"),
+        *_placeholders(attrs), attrs.get("title"), attrs.get("alt"), *_authored(target),
     ):
         if value and str(value).strip():
             text = " ".join(str(value).split())
             text = text if len(text) <= 60 else text[:57].rstrip() + "…"
             return mask_text(text)[0]
     return ""
+
+
+def _authored(target: dict[str, Any]) -> tuple[Any, ...]:
+    """What names an element that has no label of its own, in this order: its
+    form ``name`` and ``id`` (unless a framework made them up: ``:r1:``,
+    ``react-select-2-input``), then the heading above it, then the container
+    it is in ("Description" over a bare markdown editor) — those two only
+    for a field, typed into."""
+    attrs = target.get("attrs") or {}
+    own = tuple(v for v in (attrs.get("name"), target.get("id")) if v and not looks_generated(str(v)))
+    if not (is_editable(target) or str(target.get("tag") or "").lower() in ("input", "textarea", "select")):
+        return own  # a button is not named after the section it is in
+    container = target.get("container") if isinstance(target.get("container"), dict) else None
+    return (*own, target.get("heading"), (container or {}).get("name"))
 
 
 def is_editable(target: dict[str, Any] | None) -> bool:
@@ -112,7 +126,7 @@ def param_name(target: dict[str, Any] | None, taken: set[str]) -> str:
     attrs = (target or {}).get("attrs") or {}
     base = ""
     for value in ((target or {}).get("label"), attrs.get("aria-label"), (target or {}).get("name"),
-                  *_placeholders(attrs), attrs.get("name"), (target or {}).get("id")):
+                  *_placeholders(attrs), *_authored(target or {})):
         words = ascii_words(str(value or ""))
         if words:
             base = "_".join(words)[:40].strip("_")

@@ -74,7 +74,7 @@ def _scrub_target(target: dict[str, Any] | None) -> dict[str, Any] | None:
     if not target:
         return target
     t = dict(target)
-    for key in ("name", "text", "label"):
+    for key in ("name", "text", "label", "heading"):
         if isinstance(t.get(key), str):
             t[key] = mask_text(t[key])[0]
     if t.get("frame_url"):

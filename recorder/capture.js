@@ -534,7 +534,24 @@
     d.matches = countMatches(el, d);
     const anc = labelledAncestor(el);
     if (anc) d.ancestor = anc;
+    if ((field || editable) && !d.label && !d.name) {
+      const heading = headingBefore(el);
+      if (heading) d.heading = heading;
+    }
     return d;
+  };
+
+  // A field with no label of its own is known by the heading above it
+  // ("Description" over a bare markdown editor): the last heading before it
+  // in the document, as a person reading down the page meets it.
+  const headingBefore = (el) => {
+    let last = null;
+    for (const h of document.querySelectorAll("h1, h2, h3, h4, h5, h6, [role=heading]")) {
+      if (h.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) last = h;
+      else break;
+    }
+    const text = last ? domText(last) : "";
+    return text ? text.slice(0, 120) : null;
   };
 
   window.__teachdDescribe = describe;

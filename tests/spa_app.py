@@ -58,9 +58,12 @@ async function route() {
     const item = await api("/api/items/" + m[1]);
     document.title = item.name;
     view.innerHTML = `<h1>${esc(item.name)}</h1><label for='description'>Description</label> ` +
-      `<input id='description' value='${esc(item.description)}'> <button id='save'>Save</button><p id='said'></p>`;
+      `<input id='description' value='${esc(item.description)}'>` +
+      // an unlabelled editor with a framework's generated id: known by the heading above it
+      `<h2>Notes</h2><textarea id=':r3:'>${esc(item.notes)}</textarea> <button id='save'>Save</button><p id='said'></p>`;
     document.getElementById("save").onclick = async () => {
-      await api("/api/items/" + m[1], {description: document.getElementById("description").value});
+      await api("/api/items/" + m[1], {description: document.getElementById("description").value,
+                                        notes: document.getElementById(":r3:").value});
       document.getElementById("said").textContent = "Saved";
     };
   }
@@ -90,7 +93,7 @@ class SpaApp:
     def reseed(self, names: tuple[str, ...] = NAMES) -> None:
         """The same records under new ids (and nothing written yet)."""
         with self.lock:
-            self.items = [{"id": str(uuid.uuid4()), "name": n, "description": ""} for n in names]
+            self.items = [{"id": str(uuid.uuid4()), "name": n, "description": "", "notes": ""} for n in names]
             self.writes = []
 
     def named(self, name: str) -> list[dict[str, str]]:
@@ -139,12 +142,14 @@ class SpaApp:
                 with app.lock:
                     app.writes.append(("POST", self.path))
                     if self.path == "/api/items":
-                        item = {"id": str(uuid.uuid4()), "name": str(body.get("name", "")), "description": ""}
+                        item = {"id": str(uuid.uuid4()), "name": str(body.get("name", "")), "description": "",
+                                "notes": ""}
                         app.items.append(item)
                         return self._json(item)
                     for item in app.items:
                         if self.path == f"/api/items/{item['id']}":
                             item["description"] = str(body.get("description", ""))
+                            item["notes"] = str(body.get("notes", ""))
                             return self._json(item)
                 return self._json({"error": "not found"}, 404)
 

@@ -342,3 +342,20 @@ def test_a_field_named_args_never_takes_the_prompts_own_argument_name() -> None:
     assert param_name({"label": "Args"}, taken) == f"{PROMPT_ARGS}_2"
     assert param_name({"label": "Args"}, taken) == f"{PROMPT_ARGS}_3"
     assert param_name({"label": "Amount"}, taken) == "amount"
+
+
+def test_a_component_librarys_generated_ids_are_never_names_and_an_unlabelled_field_takes_its_heading() -> None:
+    from compiler.names import describe, param_name
+
+    for generated in ("xyz-select-1", "react-select-2-input", "downshift-0-item", "headlessui-menu-button-3",
+                      "radix-:r1:", "mantine-r1-dropdown"):
+        assert looks_generated(generated), generated
+    for stable in ("address-line-1", "step-2", "item-7", "select-country", "menu-main"):
+        assert not looks_generated(stable), stable
+    assert param_name({"tag": "input", "id": "xyz-select-1", "attrs": {"name": ":r2:"}}, set()) == "value"
+    assert param_name({"tag": "input", "id": "xyz-select-1", "attrs": {}, "heading": "Tags"}, set()) == "tags"
+    editor = {"tag": "div", "attrs": {"contenteditable": "true"}, "container": {"role": "region", "name": "Body"}}
+    assert param_name(editor, set()) == "body" and describe(editor) == "the **Body** field"
+    # a button is not named after its section: it stays unnamed rather than borrow a name
+    assert describe({"tag": "button", "attrs": {}, "container": {"role": "toolbar", "name": "Items"}}) \
+        == "the unnamed button"

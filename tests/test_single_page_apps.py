@@ -78,7 +78,7 @@ SLUG = "taught-add-an-item-and-describe-another"
 def demonstrate(teach: Any, url: str) -> None:
     """From the list (#/items): New item, a name, Create (a write, then the
     new record's route); back to Items; open Bravo by its link; a
-    description; Save (a write)."""
+    description, a note in the unlabelled editor under "Notes"; Save (a write)."""
     from playwright.sync_api import sync_playwright
 
     from teachd.demo.sampleapp.script import Person
@@ -97,6 +97,7 @@ def demonstrate(teach: Any, url: str) -> None:
         page.get_by_role("link", name="Bravo").click()
         page.get_by_role("heading", name="Bravo").wait_for()
         person.type_into(page.get_by_label("Description"), "Checked")
+        person.type_into(page.locator("textarea"), "Call back")
         page.get_by_role("button", name="Save").click()
         page.get_by_text("Saved").wait_for()
         teach.wait_for(lambda evs: sum(e["type"] == "click" for e in evs) >= 6)
@@ -122,7 +123,8 @@ def taught_spa(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[
         demonstrate(teach, app.url)
         code, _out, err = teach.finish()
         assert code == 0, err[-1500:]
-        assert [i["description"] for i in app.named("Bravo")] == ["Checked"] and app.named("Delta")
+        assert [(i["description"], i["notes"]) for i in app.named("Bravo")] == [("Checked", "Call back")]
+        assert app.named("Delta")
         yield env, app
 
 
@@ -144,6 +146,9 @@ def test_the_taught_plan_names_each_route_as_its_page(taught_spa, tmp_path: Path
     patterns = [s["expect"]["url_pattern"] for s in steps if s.get("expect")]
     assert any(p.endswith("/#/items/*") for p in patterns), patterns  # Create led to the new record's page
     assert all("-" not in p.rsplit("/", 1)[-1] for p in patterns), patterns  # no record's id in a page
+    # the unlabelled editor (id ":r3:", made up by its framework) is named by the heading above it
+    params = sorted(s["param"] for s in steps if s.get("param"))
+    assert params == ["description", "name", "notes"], params
 
 
 @pytest.mark.parametrize("names", [("Alpha", "Bravo", "Charlie"), ("Charlie", "Bravo", "Alpha")],
@@ -155,7 +160,7 @@ def test_the_same_names_under_new_ids_replay_right_opening_the_record_by_its_nam
     bravo = app.named("Bravo")[0]["id"]
     code, out, err = _replay(env, app)
     assert code == 0 and out["status"] == "success", (out.get("message"), err[-1500:])
-    assert [i["description"] for i in app.named("Bravo")] == ["Checked"]
+    assert [(i["description"], i["notes"]) for i in app.named("Bravo")] == [("Checked", "Call back")]
     assert len(app.named("Delta")) == 1
     assert app.writes == [("POST", "/api/items"), ("POST", f"/api/items/{bravo}")]
 
