@@ -10,6 +10,9 @@ _GENERATED = [
     re.compile(p)
     for p in (
         r":r[0-9a-z]+:",  # React useId (alone, or inside a library's id: radix-:r1:)
+        r":R[0-9a-zA-Z]+:",  # ... rendered on the server (React 18: :R1:, :Rlmm:)
+        r"«r[0-9a-z]+»",  # React 19.1
+        r"^_r_[0-9a-z]+_$",  # React 19.2
         r"^[0-9a-f]{8}-[0-9a-f]{4}-",  # GUID
         r"[0-9a-f]{8,}",  # long hex
         r"\d{3,}",  # long digit runs (ember123, item-4711)

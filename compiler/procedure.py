@@ -254,11 +254,15 @@ class _ProcedureBuilder:
     def _final_title(self, last: Step, success_url: str) -> str | None:
         """The title the final page settled on: a single-page app names its
         page after the route has changed (once its data came), so the title
-        seen at the end, on the same page, is the page's own."""
+        seen at the end, on the same page, is the page's own — unless it holds
+        a value the person typed (another run's value would not match it)."""
         final = self.rec.final_page
         seen_on = url_pattern(mask_url(str((final or {}).get("url") or ""))[0])
-        if final and final.get("title") and seen_on == url_pattern(success_url):
-            return str(final["title"])
+        title = str((final or {}).get("title") or "")
+        typed = [str(p.get("default") or "") for p in self.params.values()]
+        holds_typed = any(len(v) >= 3 and v in title for v in typed)
+        if title and seen_on == url_pattern(success_url) and not holds_typed:
+            return title
         return last.expect_title
 
     def build(self) -> Built:

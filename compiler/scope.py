@@ -92,5 +92,5 @@ def link_shape(href: str) -> str:
     path, _, query = path.partition("?")
     pairs = sorted(_masked_pair(pair) for pair in query.split("&") if pair)
     route = hash_route("#" + rest) if rest else None
-    return (_masked(path) + ("?" + "&".join(pairs) if pairs else "")
-            + ("" if route is None else "#" + _masked(route)))
+    fragment = "" if not rest else "#" + (rest if route is None else _masked(route))  # #delete stays itself
+    return _masked(path) + ("?" + "&".join(pairs) if pairs else "") + fragment

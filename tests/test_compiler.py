@@ -348,7 +348,7 @@ def test_a_component_librarys_generated_ids_are_never_names_and_an_unlabelled_fi
     from compiler.names import describe, param_name
 
     for generated in ("xyz-select-1", "react-select-2-input", "downshift-0-item", "headlessui-menu-button-3",
-                      "radix-:r1:", "mantine-r1-dropdown"):
+                      "radix-:r1:", "mantine-r1-dropdown", ":R1:", ":Rlmm:", "radix-:R1:", "«r1»", "_r_1_"):
         assert looks_generated(generated), generated
     for stable in ("address-line-1", "step-2", "item-7", "select-country", "menu-main"):
         assert not looks_generated(stable), stable

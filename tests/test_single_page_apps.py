@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from compiler.scope import link_shape, matches_pattern, url_pattern
-from teachd.runner.match import EXACT, NONE, agrees, as_taught
+from teachd.runner.match import EXACT, NAMED_ALONE, NONE, agrees, as_taught
 from teachd.runner.replay import pattern_regex
 
 A = "aaaaaaaa-1111-4222-8333-444455556666"
@@ -50,8 +50,9 @@ def _link(href: str, name: str = "Bravo", row: str = "Bravo") -> dict[str, Any]:
             "containers": [{"role": "row", "name": row}]}
 
 
+# The link's evidence as the runner reads it: its role and name were on no other element when recorded.
 EXPECT = {"tag": "a", "role": "link", "name": "Bravo", "href": f"#/items/{A}",
-          "container": {"role": "row", "name": "Bravo"}}
+          "container": {"role": "row", "name": "Bravo"}, NAMED_ALONE: True}
 
 
 def test_a_record_link_under_a_new_id_agrees_by_role_name_and_row_and_runs_as_taught() -> None:
@@ -60,6 +61,18 @@ def test_a_record_link_under_a_new_id_agrees_by_role_name_and_row_and_runs_as_ta
     assert as_taught(EXPECT, moved, {"role"})  # a `run` answer covers it: the same link, another id
     other_kind = agrees(EXPECT, _link(f"#/items/{B}/delete"), {"role"})
     assert other_kind.score == NONE and "leads to" in other_kind.reason
+
+
+def test_a_link_whose_name_repeats_in_every_row_is_told_by_its_very_address() -> None:
+    """"Delete" in every row: only the address tells the rows apart. Under
+    a new id it is not the demonstrated record's link — the one left after
+    that record went is refused, never clicked."""
+    delete = {"tag": "a", "role": "link", "name": "Delete", "href": f"#/items/{A}/delete", NAMED_ALONE: False}
+    other_row = {"tag": "a", "role": "link", "name": "Delete", "attrs": {"href": f"#/items/{B}/delete"}}
+    assert agrees(delete, other_row, {"role"}).score == NONE
+    assert not as_taught(delete, other_row, {"role"})
+    same_row = {**other_row, "attrs": {"href": f"#/items/{A}/delete"}}
+    assert agrees(delete, same_row, {"role"}).score == EXACT
 
 
 def test_an_address_with_an_id_never_vouches_for_a_link_whose_row_was_renamed() -> None:

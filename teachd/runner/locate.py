@@ -12,6 +12,7 @@ the anchor; what they found is a ``Found`` the acts are then made on.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import time
@@ -27,7 +28,18 @@ from teachd.core.errors import InvalidSkill
 from teachd.runner.guard import element_location
 from teachd.runner.halt import Halt, plain
 from teachd.runner.looks import BY_CSS, evaluate_each, look
-from teachd.runner.match import EXACT, STRONG, Candidate, Choice, agrees, as_taught, choose, names_of, words
+from teachd.runner.match import (
+    EXACT,
+    NAMED_ALONE,
+    STRONG,
+    Candidate,
+    Choice,
+    agrees,
+    as_taught,
+    choose,
+    names_of,
+    words,
+)
 from teachd.runner.traffic import CLOCK
 
 if TYPE_CHECKING:
@@ -344,6 +356,15 @@ def _act_on(root: Page | Frame, cand: Candidate) -> PwLocator:
     return root.locator(cand.css)
 
 
+def _as_evidence(version: Anchor) -> Anchor:
+    """The evidence as the matcher reads it: with whether the recording saw
+    the target's role and name on no other element (``NAMED_ALONE``: then
+    its name tells it, and a link's address may differ in its ids). A copy:
+    the skill's own anchor is not changed."""
+    alone = any(loc.by == "role" and loc.unique for loc in version.locators)
+    return dataclasses.replace(version, expect={**version.expect, NAMED_ALONE: alone})
+
+
 def resolve(page: Page, n: int, anchor: Anchor, step_timeout: float) -> Found:
     """Exactly one agreeing element, waiting for the page to change while
     there is none, up to the step timeout. A repaired anchor's evidence
@@ -351,10 +372,11 @@ def resolve(page: Page, n: int, anchor: Anchor, step_timeout: float) -> Found:
     started = time.monotonic()
     deadline = started + step_timeout
     choice = Choice(None, "its frame is not on the page")
+    versions = [_as_evidence(v) for v in anchor.versions()]
     while True:
         remaining = deadline - time.monotonic()
         try:
-            looks = [(root, v) for v in anchor.versions() if (root := _root(page, v)) is not None]
+            looks = [(root, v) for v in versions if (root := _root(page, v)) is not None]
             if not looks:
                 if remaining <= 0:
                     break
@@ -376,7 +398,7 @@ def resolve(page: Page, n: int, anchor: Anchor, step_timeout: float) -> Found:
                 css = choice.candidate.css  # as found: before ``_act_on`` pins an element told apart
                 first = found[0][1].candidate  # the taught evidence's own pick, not a repair's
                 taught = first is not None and first.identity == choice.candidate.identity \
-                    and as_taught(anchor.expect, first.found, first.via)
+                    and as_taught(versions[0].expect, first.found, first.via)
                 return Found(_act_on(root, choice.candidate), choice, root, css, taught)
             if remaining <= 0:
                 break

@@ -31,7 +31,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from compiler.plan import Anchor, PlanStep, Procedure
-from compiler.scope import in_scope, matches_pattern, url_pattern
+from compiler.scope import in_scope, matches_pattern
 from recorder.errors import first_line
 from teachd.core.errors import PolicyStop
 from teachd.runner import locate
@@ -280,10 +280,13 @@ class Replayer:
         """When the run stopped at a step after the app answered a write (a
         record created, a form saved): what was written and what was not
         done — a half change the person must know of. None otherwise."""
-        stopped = next((r.n for r in self.results if r.status == "halted"), None)
-        if stopped is None or not self.traffic.writes:
+        stopped = next((r.n for r in self.results if r.status != "ok"), None)
+        if stopped is None and self.results and len(self.results) < len(self.proc.steps):
+            stopped = self.results[-1].n + 1  # cancelled between steps
+        writes = self.traffic.all_writes()
+        if stopped is None or not writes:
             return None
-        wrote = [{**w.as_dict(), "path": self.scrubber.scrub(w.path)} for w in self.traffic.writes]
+        wrote = [{**w.as_dict(), "path": self.scrubber.scrub(w.path)} for w in writes]
         return {"wrote": wrote, "stopped_at": stopped,
                 "not_done": [s.n for s in self.proc.steps if s.n >= stopped]}
 
@@ -361,8 +364,9 @@ class Replayer:
         return list(hit.choice.via)
 
     def _opened(self, page: Page) -> None:
-        """A click opened a tab: the replay goes on there."""
+        """A click opened a tab: the replay goes on there (and hears its writes)."""
         self.page = page
+        self.traffic.watch(page)
 
     def check_success(self) -> None:
         """The last page's address must match; its title too where the address
@@ -379,11 +383,11 @@ class Replayer:
                 raise Halt(f"success check: the final page is {self.page.url}, expected {pattern}") from None
         shown = self._check_shows(success.get("shows") or [])
         title = success.get("title")
-        self.verified = bool(shown or title or (pattern and url_pattern(last_page or "") != pattern)
+        self.verified = bool(shown or title or (pattern and not matches_pattern(last_page or "", pattern))
                              or self.desk.seen == self.proc.steps[-1].n)  # a desktop save, in its title
         if not title:
             return
-        decisive = not pattern or url_pattern(last_page or "") == pattern
+        decisive = not pattern or matches_pattern(last_page or "", pattern)
         try:
             expect(self.page).to_have_title(title, timeout=2000 if decisive else 500)
         except AssertionError:

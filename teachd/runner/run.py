@@ -226,7 +226,8 @@ def _half_told(status: str, message: str, half: Mapping[str, Any]) -> tuple[str,
     (a halt; a cancel or a denial stays ``aborted``, the person's own doing),
     and its message ends with what was written and what was not done (it
     begins with why it stopped, as every run's message does)."""
-    wrote = ", ".join(f"{w['method']} {w['path']} ({w['status']}, step {w['step']})" for w in half["wrote"])
+    wrote = ", ".join(f"{w['method']} {w['path']} ({w['status'] or 'no answer yet'}, step {w['step']})"
+                      for w in half["wrote"])
     left = half["not_done"]
     undone = f"step {left[0]}" if len(left) == 1 else f"steps {left[0]}–{left[-1]}"
     told = f"{message} — partial change: the app answered {wrote} before the run stopped; {undone} not done"

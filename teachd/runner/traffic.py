@@ -86,13 +86,10 @@ class Write:
     step: int
     method: str
     path: str  # the address's path, secrets masked: its query and fragment are data, not place
-    status: int
+    status: int | None  # None: sent, and no answer yet (it may still change something)
 
     def as_dict(self) -> dict[str, Any]:
         return {"step": self.step, "method": self.method, "path": self.path, "status": self.status}
-
-    def describe(self) -> str:
-        return f"{self.method} {self.path} ({self.status}, step {self.step})"
 
 
 def _path(url: str) -> str:
@@ -110,7 +107,7 @@ class Traffic:
 
     def __init__(self) -> None:
         self.pending: dict[int, tuple[float, bool, bool]] = {}  # request → (started, a document, a save)
-        self.sent_at: dict[int, int] = {}  # a write → the step that sent it (its answer may come later)
+        self.sent_at: dict[int, Write] = {}  # a write sent, not answered yet (its step, method, path)
         self.last = -1e9  # monotonic time of the last start or end
         self.last_app = -1e9  # ... of a fetch or XHR
         self.pages: list[Any] = []
@@ -142,15 +139,18 @@ class Traffic:
             save = not document and request.method in _WRITES
             self.pending[id(request)] = (time.monotonic(), document, save)
             if request.method in _WRITES:
-                self.sent_at[id(request)] = self.step
+                self.sent_at[id(request)] = Write(self.step, request.method, _path(request.url), None)
             self._heard(document)
 
     def _answered(self, response: Any) -> None:
         """A write the app answered (whatever its status: it was received,
         and may have changed something): the evidence of a half change."""
-        request = response.request
-        if (step := self.sent_at.pop(id(request), None)) is not None:
-            self.writes.append(Write(step, request.method, _path(request.url), response.status))
+        if (sent := self.sent_at.pop(id(response.request), None)) is not None:
+            self.writes.append(Write(sent.step, sent.method, sent.path, response.status))
+
+    def all_writes(self) -> list[Write]:
+        """The writes answered, then those still waiting for their answer."""
+        return [*self.writes, *self.sent_at.values()]
 
     def _end(self, request: Any) -> None:
         self.sent_at.pop(id(request), None)  # answered (told above, as its response came) or failed
