@@ -23,6 +23,7 @@ from teachd.core.approval import Approval
 from teachd.core.errors import BadInput, Conflict, PolicyStop
 from teachd.core.history import append_history
 from teachd.core.models import Skill, SkillContent
+from teachd.core.outcomes import REPAIRABLE
 from teachd.teach.recordings import read_recording
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def repair_target(runs: RunStore, run_id: str) -> RepairTarget:
     run = runs.one(run_id)
     slug, skills = run.get("slug"), run.get("skills") or {}
     halted = [s for s in run.get("steps") or [] if s.get("status") == "halted"]
-    if run["status"] not in ("failure", "partial") or not halted or not slug or slug not in skills:
+    if run["status"] not in REPAIRABLE or not halted or not slug or slug not in skills:
         raise BadInput(f"run {run_id} did not halt at a step ({run['status']}: {run.get('message', '')}); "
                        "only a replay that halted at a step can be repaired")
     _owner, can = runs.skills.access(slug)

@@ -16,10 +16,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from teachd.core.errors import BadInput, Conflict, NotFound
+from teachd.core.outcomes import TRIED
 from teachd.runner.feedback import OUTCOMES, UNDO_SECONDS, give_feedback, undo_feedback
 from teachd.server.api.common import body, daemon, text_field
 from teachd.server.state import Daemon
-from teachd.server.ui.views import FEEDBACK_OPEN as ENDED_FOR_FEEDBACK
 
 STREAM_EVERY = 0.3  # seconds between looks at a followed run
 STREAM_MAX = 3600.0  # a stream ends after this long; the page reconnects
@@ -38,7 +38,7 @@ def run_view(d: Daemon, run: dict[str, Any]) -> dict[str, Any]:
     secrets = [s for s in d.secrets.pending() if s.get("run_id") == run_id]
     return {**run, "steps": steps, "waiting": waiting, "secrets_waiting": secrets,
             "feedback": d.runs.feedback_given(run_id),
-            "feedback_open": run["status"] in ENDED_FOR_FEEDBACK, "undo_seconds": UNDO_SECONDS}
+            "feedback_open": run["status"] in TRIED, "undo_seconds": UNDO_SECONDS}
 
 
 async def runs_list(request: Request) -> JSONResponse:
@@ -49,7 +49,7 @@ async def runs_list(request: Request) -> JSONResponse:
     """
     d = daemon(request)
     out = [{**r, "feedback": d.runs.feedback_given(r["run_id"]),
-            "feedback_open": r["status"] in ENDED_FOR_FEEDBACK} for r in d.runs.recent()]
+            "feedback_open": r["status"] in TRIED} for r in d.runs.recent()]
     return JSONResponse(out)
 
 
@@ -183,7 +183,7 @@ async def run_feedback(request: Request) -> JSONResponse:
         status = (await run_in_threadpool(d.runs.one, run_id))["status"]
         if status == "running":
             raise Conflict("this run is still running: say whether it worked once it has ended")
-        if status not in ENDED_FOR_FEEDBACK:
+        if status not in TRIED:
             raise Conflict("this run was stopped (denied or cancelled) before it could show whether the "
                            "skill works: there is nothing to judge")
     note = text_field(data, "note")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from teachd.core.outcomes import REPAIRABLE, TRIED
 from teachd.runner.quoting import invisible
 
 QUOTED_MAX = 300  # characters of an agent's text shown at first; the rest folded, one click away
@@ -19,8 +20,6 @@ STATUS_CLASS = {"success": "ok", "unverified": "warn", "partial": "bad", "failur
                 "running": "run"}
 STATUS_WORDS = {"success": "succeeded", "unverified": "ran, not confirmed", "partial": "stopped half way",
                 "failure": "failed", "aborted": "stopped", "running": "running"}
-FEEDBACK_OPEN = ("success", "unverified", "partial", "failure", "ended")  # a run that tried: did it work?
-REPAIRABLE = ("failure", "partial")  # halted at a step the person can show again
 STEP_CLASS = {"ok": "ok", "halted": "bad", "running": "run", "skipped": "warn"}
 STEP_WORDS = {"ok": "done", "halted": "halted", "running": "now", "skipped": "skipped"}
 
@@ -99,7 +98,7 @@ def run_view(run: dict[str, Any], feedback: dict[str, str], use_only: set[str],
         used = [s for s in run["used"] if isinstance(s, str)]
     else:
         used = [run["slug"]] if run.get("slug") else list(skills)
-    feedback_open = bool(run.get("feedback_open", status in FEEDBACK_OPEN))
+    feedback_open = bool(run.get("feedback_open", status in TRIED))
     chips = []
     for slug in sorted(set(used) | set(feedback)):
         given = feedback.get(slug)
