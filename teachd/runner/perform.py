@@ -26,6 +26,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from compiler.plan import Anchor, PlanStep, Procedure
+from teachd.runner.guard import frames_turned
 from teachd.runner.halt import Halt, plain
 from teachd.runner.locate import Found
 from teachd.runner.match import EXACT, GAINED, name_score
@@ -182,6 +183,9 @@ class Actor:
                 self.traffic.settle(page, lambda: 1e9, since, answered=not saved)
         self.acted_at = time.monotonic()
         self.filled = "choice" if action in ("select", "check") else "typed" if action == "type" else ""
+        # What is written from now on is this step's doing; a write the last
+        # step's click sent while this one was still being looked for is not.
+        self.traffic.step = step.n
         self._act(page, step, hit, anchor, found, nxt)
 
     def _act(self, page: Page, step: PlanStep, hit: Found, anchor: Anchor, found: Mapping[str, Any],
@@ -206,6 +210,7 @@ class Actor:
                 tab.wait_for_load_state("domcontentloaded")
             elif action == "click":
                 target.click(timeout=act)
+                frames_turned(page)  # what the click started (a form's post) has left, as this step's
             elif action == "dblclick":
                 target.dblclick(timeout=act)
             elif action == "type":

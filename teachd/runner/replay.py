@@ -242,7 +242,6 @@ class Replayer:
             self._asked, self._waited = False, 0
             began = time.monotonic()
             self._tell(StepResult(n, action, "running", plain(step.describe or step.url or "")))
-            self.traffic.step = n
             try:
                 via = self._do(step)
             except (Halt, PolicyStop) as exc:
@@ -343,6 +342,7 @@ class Replayer:
                 raise Halt(f"step {n}: the recorded address held a secret; cannot open it again")
             self._guard(n, f"open {url}", url, step=step, target=url)
             guard_for(self.context).permit(url)  # asked just now (if outside): not asked twice
+            self.traffic.step = n
             self.page.goto(url, wait_until="domcontentloaded")
             return []
         if action in ("os_click", "os_key", "os_type"):
