@@ -141,7 +141,7 @@ def taught_spa(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[
         yield env, app
 
 
-def _replay(env: dict[str, str], app: Any) -> tuple[int, dict[str, Any], str]:
+def _replay(env: dict[str, str]) -> tuple[int, dict[str, Any], str]:
     from tests.drift_suite import replay_cli
 
     return replay_cli(env, "--step-timeout", "3", password=None, slug=SLUG)
@@ -171,7 +171,7 @@ def test_the_same_names_under_new_ids_replay_right_opening_the_record_by_its_nam
     env, app = taught_spa
     app.reseed(names)
     bravo = app.named("Bravo")[0]["id"]
-    code, out, err = _replay(env, app)
+    code, out, err = _replay(env)
     assert code == 0 and out["status"] == "success", (out.get("message"), err[-1500:])
     assert [(i["description"], i["notes"]) for i in app.named("Bravo")] == [("Checked", "Call back")]
     assert len(app.named("Delta")) == 1
@@ -179,17 +179,19 @@ def test_the_same_names_under_new_ids_replay_right_opening_the_record_by_its_nam
 
 
 def test_a_step_whose_route_moved_halts_before_any_write_naming_the_route_it_expected(taught_spa) -> None:
+    """Halted before anything was written: a ``failure``, not ``partial``."""
     env, app = taught_spa
     app.reseed()
     app.moved = True
     try:
-        code, out, err = _replay(env, app)
+        code, out, err = _replay(env)
     finally:
         app.moved = False
     halted = [s["n"] for s in out.get("steps", []) if s["status"] == "halted"]
     assert code == 1 and halted == [2], (out.get("message"), err[-1500:])
     assert app.writes == []
     assert "expected /#/items, found /#/records" in out["message"], out["message"]
+    assert out["status"] == "failure" and "partial" not in out
 
 
 def test_a_run_that_stops_after_a_write_reports_partial_with_what_was_written_and_not_done(taught_spa) -> None:
@@ -205,7 +207,7 @@ def test_a_run_that_stops_after_a_write_reports_partial_with_what_was_written_an
 
     env, app = taught_spa
     app.reseed(("Alpha", "Charlie"))
-    code, out, err = _replay(env, app)
+    code, out, err = _replay(env)
     assert code == 1 and out["status"] == "partial", (out.get("message"), err[-1500:])
     halted = next(s["n"] for s in out["steps"] if s["status"] == "halted")
     create = next(s["n"] for s in out["steps"] if "Create" in (s.get("detail") or ""))
@@ -221,17 +223,6 @@ def test_a_run_that_stops_after_a_write_reports_partial_with_what_was_written_an
     page = templates.env.get_template("_run_live.html").render(run=run_view(run, {}, set()))
     assert "Half a change" in page and "POST /api/items" in page and "stopped half way" in page
     assert f'data-repair="{out["run_id"]}"' in page  # "Show me this step": a halted step can be shown again
-
-
-def test_a_run_that_halts_before_any_write_is_a_failure_not_partial(taught_spa) -> None:
-    env, app = taught_spa
-    app.reseed()
-    app.moved = True
-    try:
-        code, out, _err = _replay(env, app)
-    finally:
-        app.moved = False
-    assert code == 1 and out["status"] == "failure" and "partial" not in out
 
 
 ICON = {"tag": "span", "role": "img", "name": "New item", "test_id": "create-item-button",

@@ -428,7 +428,7 @@ def elsewhere(url: str, shown_on: str) -> str:
     """Nothing when ``url`` is the page (path and hash route, ids aside) the
     step was shown on; else what a person needs to see why it was not found:
     the page the step expected and the page the replay is on."""
-    if not shown_on or not url_pattern(url).startswith(("http://", "https://")):
+    if not shown_on or origin_of(url) is None:  # about:blank, data: … — no page to name
         return ""
     want, got = _place(shown_on), _place(url)
     if matches_pattern("http://x" + got, "http://x" + want):
