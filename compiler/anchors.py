@@ -11,7 +11,7 @@ from typing import Any
 
 from compiler.fingerprint import fingerprint
 from compiler.generated import looks_generated
-from compiler.names import describe, is_editable
+from compiler.names import describe, is_editable, item_noun, md_escape, words
 from compiler.plan import Anchor, Locator
 from compiler.secrets import MARK, mask_text, mask_url
 
@@ -86,8 +86,9 @@ def _attr_locators(target: Mapping[str, Any], tag: str, editor: bool) -> list[Lo
 
 def ladder(target: Mapping[str, Any]) -> list[Locator]:
     """The target's locators, most robust first: test id, role and name,
-    label, placeholder, text, id, the attributes of ``_attr_locators``, its
-    icon (only when nothing names it), CSS, XPath. Generated ids and anything
+    label, placeholder, the heading above a field nothing names, text, id,
+    the attributes of ``_attr_locators``, its icon (only when nothing names
+    it), CSS, XPath. Generated ids and anything
     a secret was masked in are left out; each is marked unique, not unique,
     or None (unknown) by the count of matches the recorder saw."""
     attrs = target.get("attrs") or {}
@@ -105,6 +106,8 @@ def ladder(target: Mapping[str, Any]) -> list[Locator]:
         out.append(Locator("label", value=label))
     if v := _clean(attrs.get("placeholder")):
         out.append(Locator("placeholder", value=v))
+    if (heading := _clean(target.get("heading"))) and not label:
+        out.append(Locator("heading", value=heading))  # a field nothing names: the first after its heading
     text = None if editor else _clean(target.get("text"))  # an editor's text is what was typed
     if text and len(text) <= 80 and tag not in ("input", "textarea", "select"):
         out.append(Locator("text", value=text))
@@ -166,6 +169,68 @@ def geometry(target: Mapping[str, Any], viewport: Mapping[str, Any]) -> dict[str
     return geo
 
 
+def item_evidence(target: Mapping[str, Any],
+                  values: Mapping[str, str] | None = None) -> dict[str, str] | None:
+    """The record a control repeated in every row or card belongs to (its
+    row's or card's own name: what tells "Delete" on Bravo from "Delete" on
+    Charlie). A record the person named by typing earlier in the
+    demonstration is the parameter's (``{{name}}``): a run with another value
+    looks for the record it made."""
+    box = target.get("item")
+    if not isinstance(box, Mapping) or not (name := _clean(box.get("name"))):
+        return None
+    for param, value in (values or {}).items():
+        if words(value) and words(value) == words(name):
+            name = "{{" + param + "}}"
+            break
+    return {"tag": str(box.get("tag") or "div").lower(), "name": name[:80]}
+
+
+TYPE_TO_CREATE = frozenset({"option", "menuitem", "menuitemcheckbox", "menuitemradio"})
+
+
+def tie_typed(target: Mapping[str, Any], values: Mapping[str, str]) -> Mapping[str, Any]:
+    """An option whose name holds, as whole words, a value typed just before
+    (a type-to-create select's `Add "stage"`, or the option typed in full):
+    its name is the parameter's (`Add "{{tags}}"`), so a run with another
+    value picks the option that value made instead of halting half way.
+    The most recent value wins; anything else is left as recorded."""
+    if str(target.get("role") or "") not in TYPE_TO_CREATE:
+        return target
+    for param, value in reversed(list(values.items())):
+        if len(value.strip()) < 2:
+            continue
+        typed = re.compile(r"(?<!\w)" + re.escape(value.strip()) + r"(?!\w)")
+        if not typed.search(str(target.get("name") or "")):
+            continue
+        out = dict(target)
+        for key in ("name", "text"):
+            if isinstance(out.get(key), str):
+                out[key] = typed.sub("{{" + param + "}}", out[key])  # a parameter name is a word: no escapes
+        return out
+    return target
+
+
+def with_item_locator(locators: list[Locator], expect: Mapping[str, Any]) -> list[Locator]:
+    """An icon-only control on a record (nothing names it but its drawing):
+    found through its record — the text of the record's name, then up to
+    the nearest element holding such a control — before any path, so it is
+    never known by its place alone. The evidence picks among the record's
+    icons (the pen, not the bin)."""
+    item, tag = expect.get("item"), str(expect.get("tag") or "")
+    if not item or not _TAG.match(tag) or any(loc.by in ("role", "test_id", "label") for loc in locators):
+        return locators
+    at = next((i for i, loc in enumerate(locators) if loc.by in ("css", "xpath")), len(locators))
+    return [*locators[:at], Locator("item", value=str(item["name"]), role=tag), *locators[at:]]
+
+
+def on_item(expect: Mapping[str, Any]) -> str:
+    """Which record's "Delete" a step acts on, in its words (the plan a
+    person approves says so): `` on the card **Bravo**``, or nothing."""
+    item = expect.get("item")
+    return f" on the {item_noun(item['tag'])} **{md_escape(item['name'])}**" if item else ""
+
+
 def container_evidence(target: Mapping[str, Any]) -> dict[str, str] | None:
     """Where the element lives: which list, form, dialog or landmark."""
     box = target.get("container")
@@ -181,13 +246,14 @@ def container_evidence(target: Mapping[str, Any]) -> dict[str, str] | None:
 
 def icon_evidence(target: Mapping[str, Any]) -> dict[str, Any] | None:
     """The icon a control shows, as capture.js's iconOf() reports it: sprite
-    symbol, title, icon classes (sorted, generated ones left out)."""
+    symbol (or an inline drawing's hash, ``svg:…``), title, icon classes
+    (sorted, generated ones left out)."""
     icon = target.get("icon")
     if not isinstance(icon, Mapping):
         return None
     out: dict[str, Any] = {}
     symbol = icon.get("symbol")
-    if isinstance(symbol, str) and symbol.startswith("#") and (v := _clean(symbol)):
+    if isinstance(symbol, str) and symbol.startswith(("#", "svg:")) and (v := _clean(symbol)):
         out["symbol"] = v[:120]
     if v := _clean(icon.get("title")):
         out["title"] = v[:120]
@@ -211,7 +277,7 @@ def class_evidence(target: Mapping[str, Any]) -> list[str] | None:
     return _tokens(target.get("classes"))[:6] or None
 
 
-def evidence(target: Mapping[str, Any]) -> dict[str, Any]:
+def evidence(target: Mapping[str, Any], values: Mapping[str, str] | None = None) -> dict[str, Any]:
     """What else must agree when a locator matches: role, names, where it lives,
     for a link where it leads, for an icon-only control its icon, and for a
     rich-text editor that it is one (its class tokens) — never its content."""
@@ -226,6 +292,8 @@ def evidence(target: Mapping[str, Any]) -> dict[str, Any]:
         "type": _clean(attrs.get("type")),
         "href": _href(target),
         "container": container_evidence(target),
+        "item": item_evidence(target, values),
+        "heading": _clean(target.get("heading")),  # a field nothing names is known by the heading above it
         "editable": True if editor else None,
         "classes": class_evidence(target),
         "icon": icon_evidence(target),
@@ -239,16 +307,19 @@ def build_anchor(
     frame_png: bytes | None,
     viewport: Mapping[str, Any],
     frame_fp: Mapping[str, Any] | None = None,
+    values: Mapping[str, str] | None = None,
 ) -> Anchor:
     """``frame_fp`` is the recorder's fingerprint of the crop, taken while it
-    still held the pixels; without it the crop is decoded here."""
+    still held the pixels; without it the crop is decoded here. ``values``:
+    the parameters typed so far (name → value), which a record's name may be."""
     fp = _valid_fp(frame_fp) or (fingerprint(frame_png) if frame_png else None)
+    expect = evidence(target, values)
     return Anchor(
         page=page,
         frame_url=mask_url(str(target.get("frame_url") or ""))[0] or None,
-        describe=describe(dict(target)),
-        locators=ladder(target),
-        expect=evidence(target),
+        describe=describe(dict(target)) + on_item(expect),
+        locators=with_item_locator(ladder(target), expect),
+        expect=expect,
         geometry=geometry(target, viewport),
         fingerprint=fp,
     )

@@ -11,6 +11,12 @@ from typing import Any
 from compiler.generated import looks_generated
 from compiler.secrets import mask_text
 
+
+def words(text: str | None) -> list[str]:
+    """A name's words, lower case, punctuation and spacing aside: how two
+    names are compared everywhere (the compiler's and the runner's)."""
+    return re.findall(r"[^\W_]+", (text or "").lower())
+
 SLUG_PREFIX = "taught-"
 SLUG_MAX = 64
 _ROLE_NOUN = {
@@ -109,6 +115,12 @@ def md_escape(text: str) -> str:
     return re.sub(r"([\\`*_\[\]<>|{}])", r"\\\1", text)
 
 
+def item_noun(tag: Any) -> str:
+    """What a person calls the record a repeated control is on: a table's
+    row, a list's item, else a card."""
+    return {"tr": "row", "li": "item"}.get(str(tag or "").lower(), "card")
+
+
 def describe(target: dict[str, Any] | None) -> str:
     label = target_label(target)
     noun = target_noun(target)
@@ -127,9 +139,9 @@ def param_name(target: dict[str, Any] | None, taken: set[str]) -> str:
     base = ""
     for value in ((target or {}).get("label"), attrs.get("aria-label"), (target or {}).get("name"),
                   *_placeholders(attrs), *_authored(target or {})):
-        words = ascii_words(str(value or ""))
-        if words:
-            base = "_".join(words)[:40].strip("_")
+        parts = ascii_words(str(value or ""))
+        if parts:
+            base = "_".join(parts)[:40].strip("_")
             break
     base = base or "value"
     if base[0].isdigit():

@@ -35,7 +35,7 @@ class PlanError(ValueError):
 class Locator:
     """One way to find a target: ``by`` is the kind, the other fields its query."""
 
-    by: str  # test_id | role | label | placeholder | text | id | attr | css | xpath
+    by: str  # test_id | role | label | placeholder | heading | text | id | attr | item | css | xpath
     value: str | None = None
     role: str | None = None
     name: str | None = None

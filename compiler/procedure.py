@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from compiler.anchors import build_anchor, mark_shared_locators
+from compiler.anchors import build_anchor, mark_shared_locators, tie_typed
 from compiler.desktop import TITLE_SEPARATORS, app_name, desktop_anchor, desktop_key, title_pattern
 from compiler.names import describe, param_name
 from compiler.plan import Anchor, PlanStep, Procedure
@@ -109,8 +109,9 @@ class _ProcedureBuilder:
             aid = f"a{len(self.anchor_ids) + 1}"
             self.anchor_ids[key] = aid
             frame = self.rec.frames.get(step.frame) if step.frame else None
-            self.anchors[aid] = build_anchor(step.target, self.url(step.url) or "", frame, self.viewport,
-                                             step.frame_fp)
+            typed = {name: str(p.get("default") or "") for name, p in self.params.items()}
+            self.anchors[aid] = build_anchor(tie_typed(step.target, typed), self.url(step.url) or "", frame,
+                                             self.viewport, step.frame_fp, typed)
         return self.anchor_ids[key]
 
     def desktop_for(self, step: Step) -> str | None:
@@ -234,7 +235,7 @@ class _ProcedureBuilder:
         what it should lead to."""
         out = PlanStep(n=n, action=step.action, page=self.url(step.url), tab=step.tab)
         if aid := self.anchor_for(step):
-            out.anchor, out.describe = aid, describe(step.target)
+            out.anchor, out.describe = aid, self.anchors[aid].describe
         if kind := self.kinds.get(step.action):
             kind(step, out)
         self.expect(step, out)
@@ -254,15 +255,17 @@ class _ProcedureBuilder:
     def _final_title(self, last: Step, success_url: str) -> str | None:
         """The title the final page settled on: a single-page app names its
         page after the route has changed (once its data came), so the title
-        seen at the end, on the same page, is the page's own — unless it holds
-        a value the person typed (another run's value would not match it)."""
+        seen at the end, on the same page, is the page's own. When it holds a
+        value the person typed, no title is asked for: another run's value
+        would not match it, and the title seen at the route change was the
+        page before's (the final page showing this run's values is checked
+        instead: ``shows``)."""
         final = self.rec.final_page
         seen_on = url_pattern(mask_url(str((final or {}).get("url") or ""))[0])
         title = str((final or {}).get("title") or "")
         typed = [str(p.get("default") or "") for p in self.params.values()]
-        holds_typed = any(len(v) >= 3 and v in title for v in typed)
-        if title and seen_on == url_pattern(success_url) and not holds_typed:
-            return title
+        if title and seen_on == url_pattern(success_url):
+            return None if any(len(v) >= 3 and v in title for v in typed) else title
         return last.expect_title
 
     def build(self) -> Built:

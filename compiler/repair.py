@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from compiler.names import words
 from compiler.plan import ANCHORS_FILE, STEPS_FILE, Anchor, PlanStep, Procedure
 from compiler.procedure import Built, build_procedure
 from compiler.recording import Recording
@@ -161,8 +162,7 @@ def _stand_in_index(old: PlanStep, shown: list[PlanStep], old_anchor: Anchor,
 
 
 def _words(expect: Mapping[str, Any]) -> list[str]:
-    text = " ".join(str(expect.get(k) or "") for k in ("name", "label", "text"))
-    return re.findall(r"[^\W_]+", text.lower())
+    return words(" ".join(str(expect.get(k) or "") for k in ("name", "label", "text")))
 
 
 def merge_plans(old: Procedure, seg: Procedure, n: int) -> tuple[Procedure, _Merge]:

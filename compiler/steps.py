@@ -11,7 +11,7 @@ from typing import Any
 from compiler.recording import Recording
 
 DOUBLE_CLICK_MS = 500
-REDIRECT_MS = 1500  # page events this close to the last one are its redirects
+REDIRECT_MS = 1500  # page events this close to the last one are its redirects (when the browser cannot tell)
 # Keys worth a step of their own; Tab only moves focus, which locators make moot.
 # (The recorder leaves out editing keys in a field that holds text: the typed
 # value covers them.)
@@ -125,8 +125,13 @@ def to_steps(rec: Recording) -> list[Step]:
             doc += 1
             new_url, new_tab = str(e.get("url", "")), int(e.get("tab", 0) or 0)
             new_title, t = e.get("title"), int(e["t"])
+            # A navigation the page made itself (a history entry replaced or
+            # pushed by script: the browser says so, ``by: page``) belongs to
+            # the step before it however late it lands — never the person
+            # typing an address; without the browser's word, one soon after
+            # the last is its redirect.
             redirect = cause is not None and cause.expect_url is not None and (
-                t - last_page_t <= REDIRECT_MS
+                e.get("by") == "page" or t - last_page_t <= REDIRECT_MS
             )
             if cause is not None and (cause.expect_url is None or redirect):
                 cause.expect_url, cause.expect_title = new_url, new_title

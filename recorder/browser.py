@@ -86,8 +86,9 @@ def _scrub_target(target: dict[str, Any] | None) -> dict[str, Any] | None:
         if isinstance(attrs.get(key), str):
             attrs[key] = mask_text(attrs[key])[0]
     t["attrs"] = attrs
-    if isinstance(t.get("ancestor"), dict) and isinstance(t["ancestor"].get("name"), str):
-        t["ancestor"] = {**t["ancestor"], "name": mask_text(t["ancestor"]["name"])[0]}
+    for key in ("ancestor", "item", "container"):  # a row's or card's name can be what was typed
+        if isinstance(t.get(key), dict) and isinstance(t[key].get("name"), str):
+            t[key] = {**t[key], "name": mask_text(t[key]["name"])[0]}
     if isinstance(t.get("icon"), dict):
         icon = dict(t["icon"])
         if isinstance(icon.get("title"), str):
@@ -174,6 +175,7 @@ class BrowserCapture:
                 title=mask_text(str(data.get("title") or ""))[0],
                 tab=self.tab_of(page) if page is not None else 0,
                 **({"viewport": viewport} if viewport else {}),
+                **({"by": "page"} if data.get("by") == "page" else {}),  # the page's own doing
             )
         elif kind == "click":
             slot = self.writer.reserve("click")

@@ -272,6 +272,17 @@
     }
     return null;
   };
+  // An inline SVG icon's own drawing (Material, Lucide, Heroicons draw each
+  // icon as paths, with the same classes on every icon): a short hash of its
+  // shapes, so the pen is not the bin.
+  const drawing = (svg) => {
+    const shapes = Array.from(svg.querySelectorAll("path, polygon, polyline")).slice(0, 12)
+      .map((n) => n.getAttribute("d") || n.getAttribute("points") || "").join("|");
+    if (!shapes) return null;
+    let h = 0x811c9dc5;
+    for (let i = 0; i < shapes.length; i += 1) { h ^= shapes.charCodeAt(i); h = Math.imul(h, 0x01000193) >>> 0; }
+    return "svg:" + h.toString(16).padStart(8, "0");
+  };
   const iconOf = (el) => {
     if (!el || el.nodeType !== 1) return null;
     const node = iconNode(el);
@@ -280,7 +291,7 @@
     const svg = tag === "svg" ? node : node.querySelector("svg");
     const use = svg && svg.querySelector("use");
     const icon = {};
-    const sym = use && symbolOf(use);
+    const sym = (use && symbolOf(use)) || (svg && drawing(svg));
     if (sym) icon.symbol = sym.slice(0, 120);
     const titleEl = svg && svg.querySelector("title");
     const img = tag === "img" ? node : node.querySelector("img");
@@ -302,7 +313,7 @@
   // the sprite symbol, else the most specific icon class.
   const GENERIC_ICON = /^(icon|icons|fa[a-z]?|bi|mdi|bx[sl]?|ti|ri|la[srb]?|ion|lucide|feather|octicon|glyphicon|codicon|material-(icons|symbols)[a-z-]*)$/i;
   const iconSelector = (icon) => {
-    if (icon.symbol) return `use[*|href$=${JSON.stringify(icon.symbol)}]`; // href or xlink:href
+    if (icon.symbol && !icon.symbol.startsWith("svg:")) return `use[*|href$=${JSON.stringify(icon.symbol)}]`; // href or xlink:href
     const specific = (icon.classes || []).filter((c) => /^[A-Za-z_][A-Za-z0-9_-]*-[A-Za-z0-9_-]+$/.test(c) && !GENERIC_ICON.test(c));
     specific.sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
     return specific.length ? "." + specific[0] : null;
@@ -469,6 +480,48 @@
   };
   const container = (el) => containers(el, 1)[0] || null;
 
+  // The record a repeated control belongs to: the row or card whose parent
+  // holds another of its kind with the same control in it (a rename icon,
+  // a "Delete" in every card). Where the control itself is the same in every
+  // record, the record tells them apart — by its own name: its heading, its
+  // title, else its first text outside any button. Found by the DOM's shape,
+  // so a card with no ARIA role counts; null when the control does not repeat.
+  const ITEM_DEPTH = 8;
+  const ITEM_BOUNDS = new Set(["dialog", "alertdialog", "navigation", "main", "banner", "contentinfo",
+    "complementary", "region", "search", "menu", "menubar", "listbox", "tablist", "tree", "toolbar", "radiogroup"]);
+  const SKIP_TEXT = "button, [role=button], input, select, textarea, script, style, svg, [contenteditable]";
+  const alike = (a, b) => a.tagName === b.tagName && implicitRole(a) === implicitRole(b)
+    && norm(accessibleName(a)) === norm(accessibleName(b))
+    && (a.getAttribute("type") || "") === (b.getAttribute("type") || "");
+  const firstText = (node) => {
+    const walk = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+    for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+      const text = norm(t.data);
+      if (text && !t.parentElement.closest(SKIP_TEXT) && !hidden(t.parentElement)) return text;
+    }
+    return null;
+  };
+  const itemName = (node, el) => {
+    const heading = Array.from(node.querySelectorAll("h1, h2, h3, h4, h5, h6, [role=heading]"))
+      .find((h) => !h.contains(el) && domText(h));
+    const name = heading ? domText(heading)
+      : norm(node.getAttribute("aria-label") || node.getAttribute("title") || "") || firstText(node);
+    return name ? name.slice(0, 80) : null;
+  };
+  const itemOf = (el) => {
+    let node = el.parentElement;
+    for (let depth = 0; node && node.parentElement && node !== document.body && depth < ITEM_DEPTH;
+         depth += 1, node = node.parentElement) {
+      if (ITEM_BOUNDS.has(containerRole(node))) return null; // records do not reach past a landmark or dialog
+      const kin = Array.from(node.parentElement.children).filter((s) => s !== node && s.tagName === node.tagName);
+      if (!kin.some((s) => Array.from(s.getElementsByTagName(el.tagName)).some((o) => alike(o, el)))) continue;
+      const name = itemName(node, el);
+      if (!name) return null;
+      return { tag: node.tagName.toLowerCase(), name };
+    }
+    return null;
+  };
+
   const visible = (el) => {
     const r = el.getBoundingClientRect();
     const s = getComputedStyle(el);
@@ -477,7 +530,21 @@
 
   // What a replay compares with the demonstration: cheap, no page-wide counts.
   // An editor's content is never evidence: its label is what it is known by.
-  const evidence = (el) => {
+  // ``want``: the record the demonstrated control was on. A control that no
+  // longer repeats (one card left, a widget redesigned) is then told by its
+  // nearest ancestor with a name of its own — never by any ancestor that
+  // happens to hold that name.
+  const nearestNamed = (el) => {
+    let node = el.parentElement;
+    for (let depth = 0; node && node.parentElement && node !== document.body && depth < ITEM_DEPTH;
+         depth += 1, node = node.parentElement) {
+      if (ITEM_BOUNDS.has(containerRole(node))) return null;
+      const name = itemName(node, el);
+      if (name) return { tag: node.tagName.toLowerCase(), name, alone: true };
+    }
+    return null;
+  };
+  const evidence = (el, want = null) => {
     const tag = el.tagName.toLowerCase();
     const field = ["input", "select", "textarea"].includes(tag);
     const editable = isEditableRoot(el);
@@ -485,9 +552,10 @@
     for (const a of ["type", "href", "name"]) { const v = el.getAttribute(a); if (v !== null) attrs[a] = v; }
     const ev = { tag, role: implicitRole(el), name: accessibleName(el), text: field || editable ? null : domText(el),
                  label: field ? labelText(el) : editable ? fieldLabel(el).text : null, attrs, containers: containers(el),
-                 visible: visible(el), editable, icon: iconOf(el),
+                 visible: visible(el), editable, icon: iconOf(el), item: itemOf(el) || (want ? nearestNamed(el) : null),
                  classes: editorClasses(el),
                  ident: el.__teachdId || (el.__teachdId = (window.__teachdSeq = (window.__teachdSeq || 0) + 1)) };
+    if ((field || editable) && !ev.label && !ev.name) ev.heading = headingBefore(el);
     return ev;
   };
   window.__teachdEvidence = evidence;
@@ -515,6 +583,7 @@
       frame_url: window === window.top ? null : location.href,
       sensitive: isSensitive(el),
       container: container(el),
+      item: itemOf(el),
       classes: editorClasses(el),
     };
     if (editable) {
@@ -705,24 +774,45 @@
   if (window === window.top) window.addEventListener("pagehide", () => emit({ kind: "page_text", ...pageText() }));
   function viewport() { return { w: window.innerWidth, h: window.innerHeight, dpr: window.devicePixelRatio }; }
 
+  // Who moved the page, when the browser can tell (``by: "page"``): the
+  // page's own script — a history entry pushed or replaced, a location
+  // replaced, a route set by script — never the person typing an address,
+  // however long after the last step it comes (a slow client-side redirect).
+  // The compiler makes a step of a page event nobody acted for only when it
+  // was not the page's doing.
+  let lastNav = null;  // the Navigation API's last navigate event: its kind, and whether a person caused it
+  if (window.navigation) {
+    window.navigation.addEventListener("navigate", (e) => {
+      lastNav = { url: e.destination.url, replace: e.navigationType === "replace", user: e.userInitiated };
+    });
+  }
+  const loadedBy = () => {
+    const how = window.navigation && window.navigation.activation;
+    return how && how.navigationType === "replace" ? "page" : null;
+  };
+  const routedBy = () => lastNav && lastNav.url === location.href && (lastNav.replace || !lastNav.user) ? "page" : null;
   let lastHref = "";  // the address the last page event told
-  const pageEvent = () => {
+  const pageEvent = (by = null) => {
     if (window !== window.top) return;
     lastHref = location.href;
-    emit({ kind: "page", url: location.href, title: document.title, viewport: viewport() });
+    emit({ kind: "page", url: location.href, title: document.title, viewport: viewport(), ...(by ? { by } : {}) });
     pageTextSoon();
   };
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", pageEvent, { once: true });
-  else pageEvent();
-  for (const fn of ["pushState", "replaceState"]) {
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", () => pageEvent(loadedBy()), { once: true });
+  } else pageEvent(loadedBy());
+  for (const fn of ["pushState", "replaceState"]) {  // only a script calls these
     const orig = history[fn];
-    history[fn] = function (...args) { const r = orig.apply(this, args); setTimeout(pageEvent, 0); return r; };
+    history[fn] = function (...args) { const r = orig.apply(this, args); setTimeout(() => pageEvent("page"), 0); return r; };
   }
-  window.addEventListener("popstate", () => setTimeout(pageEvent, 0));
+  window.addEventListener("popstate", () => { const by = routedBy(); setTimeout(() => pageEvent(by), 0); });
   // A hash route (#/items/3) is a page of a single-page app: a browser that
   // fires no popstate for it still fires hashchange (told once: popstate
   // may have told it already).
-  window.addEventListener("hashchange", () => setTimeout(() => { if (location.href !== lastHref) pageEvent(); }, 0));
+  window.addEventListener("hashchange", () => {
+    const by = routedBy();
+    setTimeout(() => { if (location.href !== lastHref) pageEvent(by); }, 0);
+  });
   window.addEventListener("beforeunload", flushAll);
 
   // The recording bar: one per tab (frames get only the lock marker), in a

@@ -1,6 +1,10 @@
 """A small single-page app for the tests of hash routes and record links:
 one HTML shell whose script routes on the fragment (``#/items``,
-``#/items/new``, ``#/items/<uuid>``) and writes through a JSON API. Its
+``#/items/new``, ``#/items/<uuid>``, ``#/cards``, and ``#/start``, which
+redirects itself to ``#/cards`` 2.5 s after it loads) and writes through a
+JSON API. On ``#/cards`` each record is a card with no ARIA role and the same
+two icons (rename, delete), each opening a dialog that hides the page from
+the accessibility tree until a moment after it closes. Its
 records are known to a person by their names; their ids are UUIDs drawn at
 each seeding, so the same names under new ids (another workspace, a store
 re-created) is one call (``reseed``). What it saved is its own record
@@ -15,6 +19,7 @@ import json
 import threading
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 NAMES = ("Alpha", "Bravo", "Charlie")
@@ -22,7 +27,9 @@ NAMES = ("Alpha", "Bravo", "Charlie")
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Items</title></head>
 <body>
-<nav><a href="#/items">Items</a></nav>
+<nav><a href="#/items">Items</a> <a href="#/cards">Cards</a></nav>
+<svg style="display:none"><symbol id="pen" viewBox="0 0 16 16"><path d="M2 14l3-1 8-8-2-2-8 8z"/></symbol>
+<symbol id="bin" viewBox="0 0 16 16"><path d="M3 4h10l-1 10H4zM6 2h4v2H6z"/></symbol></svg>
 <main id="view"></main>
 <script>
 const MOVED = __MOVED__;
@@ -53,6 +60,12 @@ async function route() {
     };
     return;
   }
+  if (hash === "#/cards") { cards(); return; }
+  if (hash === "#/start") {  // a slow client-side redirect: the app's own doing, 2.5 s after it loads
+    document.title = "Loading"; view.innerHTML = "<p>Loading…</p>";
+    setTimeout(() => location.replace("#/cards"), 2500);
+    return;
+  }
   const m = hash.match(/^#\\/items\\/([0-9a-f-]+)$/);
   if (m) {
     const item = await api("/api/items/" + m[1]);
@@ -68,6 +81,39 @@ async function route() {
     };
   }
 }
+// Cards, each with the same two icons (rename, delete) and no ARIA role; each icon opens a
+// dialog. While a dialog is open the page behind it is hidden from the accessibility tree, and
+// it stays hidden a moment after the dialog closes, as a component library's transition does.
+const PEN = "<svg width='16' height='16'><use href='#pen'/></svg>";
+const BIN = "<svg width='16' height='16'><use href='#bin'/></svg>";
+async function cards() {
+  const items = await api("/api/items");
+  document.title = "Cards";
+  view.innerHTML = "<h1>Cards</h1><div class='grid'>" + items.map(i =>
+    `<div class='card' data-id='${i.id}'><span class='title'>${esc(i.name)}</span>` +
+    `<button class='rename'>${PEN}</button><button class='delete'>${BIN}</button></div>`).join("") + "</div>";
+  for (const card of view.querySelectorAll(".card")) {
+    const id = card.dataset.id;
+    card.querySelector(".rename").onclick = () => dialog("Rename", "<label for='new-name'>New name</label> " +
+      "<input id='new-name'> <button id='ok'>Save</button>", async (box) => {
+        await api(`/api/items/${id}/rename`, {name: box.querySelector("#new-name").value}); });
+    card.querySelector(".delete").onclick = () => dialog("Delete this card?", "<button id='ok'>Delete</button>",
+      async () => { await api(`/api/items/${id}/delete`, {}); });
+  }
+}
+function dialog(title, body, done) {
+  const box = document.createElement("div");
+  box.setAttribute("role", "dialog"); box.setAttribute("aria-modal", "true"); box.setAttribute("aria-label", title);
+  box.innerHTML = `<h2>${esc(title)}</h2>` + body;
+  view.setAttribute("aria-hidden", "true");
+  document.body.appendChild(box);
+  box.querySelector("#ok").onclick = async () => {
+    await done(box);
+    box.remove();
+    await cards();
+    setTimeout(() => view.removeAttribute("aria-hidden"), 400);
+  };
+}
 window.addEventListener("hashchange", route);
 route();
 </script>
@@ -75,15 +121,24 @@ route();
 """
 
 
+BUILT = Path(__file__).parent / "fixtures" / "spa_react" / "built"  # React + React Router + MUI, vendored
+TAGS = ("urgent", "later")
+_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript", ".css": "text/css"}
+
+
 class SpaApp:
     """The app on a port of 127.0.0.1, in a thread; ``moved``: the items'
     list has moved to another route (the entry point a skill was shown
-    on is gone)."""
+    on is gone). ``built``: serve that built single-page app (the React
+    one, ``BUILT``) instead of the hand-written page, told its ``variant``
+    (``window.__VARIANT``: ``redesign``, ``section``, ``moved``)."""
 
-    def __init__(self, port: int = 0, moved: bool = False) -> None:
+    def __init__(self, port: int = 0, moved: bool = False, built: Path | None = None) -> None:
         self.moved = moved
+        self.built = built
+        self.variant: dict[str, bool] = {}
         self.lock = threading.Lock()
-        self.items: list[dict[str, str]] = []
+        self.items: list[dict[str, Any]] = []
         self.writes: list[tuple[str, str]] = []  # (method, path) of every write, in order
         self.reseed()
         self.server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
@@ -93,10 +148,15 @@ class SpaApp:
     def reseed(self, names: tuple[str, ...] = NAMES) -> None:
         """The same records under new ids (and nothing written yet)."""
         with self.lock:
-            self.items = [{"id": str(uuid.uuid4()), "name": n, "description": "", "notes": ""} for n in names]
+            self.items = [{"id": str(uuid.uuid4()), "name": n, "description": "", "notes": "", "tags": []}
+                          for n in names]
             self.writes = []
 
-    def named(self, name: str) -> list[dict[str, str]]:
+    def names(self) -> list[str]:
+        with self.lock:
+            return [i["name"] for i in self.items]
+
+    def named(self, name: str) -> list[dict[str, Any]]:
         with self.lock:
             return [dict(i) for i in self.items if i["name"] == name]
 
@@ -107,6 +167,48 @@ class SpaApp:
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+    def _page(self, path: str) -> tuple[bytes, str] | None:
+        """The page, or one of the built app's files (never outside its folder)."""
+        if self.built is None:
+            return (PAGE.replace("__MOVED__", "true" if self.moved else "false").encode(), _TYPES[".html"]) \
+                if path == "/" else None
+        if path == "/variant.js":
+            return f"window.__VARIANT = {json.dumps(self.variant)};".encode(), _TYPES[".js"]
+        file = (self.built / ("index.html" if path == "/" else path.lstrip("/"))).resolve()
+        if not file.is_relative_to(self.built.resolve()) or not file.is_file():
+            return None
+        return file.read_bytes(), _TYPES.get(file.suffix, "application/octet-stream")
+
+    def read(self, path: str) -> Any:
+        """The JSON API's answer to a GET, or None (not found)."""
+        with self.lock:
+            if path == "/api/items":
+                return self.items
+            if path == "/api/tags":
+                return sorted({*TAGS, *(t for i in self.items for t in i["tags"])})
+            return next((i for i in self.items if path == f"/api/items/{i['id']}"), None)
+
+    def write(self, path: str, body: dict[str, Any]) -> Any:
+        """A POST: kept in ``writes`` (the judge's record), then done; None when nothing is there."""
+        with self.lock:
+            self.writes.append(("POST", path))
+            if path == "/api/items":
+                item = {"id": str(uuid.uuid4()), "name": str(body.get("name", "")), "description": "",
+                        "notes": "", "tags": [str(t) for t in body.get("tags") or []]}
+                self.items.append(item)
+                return item
+            for item in list(self.items):
+                if path == f"/api/items/{item['id']}/rename":
+                    item["name"] = str(body.get("name", ""))
+                    return item
+                if path == f"/api/items/{item['id']}/delete":
+                    self.items.remove(item)
+                    return {}
+                if path == f"/api/items/{item['id']}":
+                    item.update({k: str(body[k]) for k in ("description", "notes") if k in body})
+                    return item
+            return None
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         app = self
@@ -126,31 +228,14 @@ class SpaApp:
                 self._send(status, json.dumps(data).encode(), "application/json")
 
             def do_GET(self) -> None:  # noqa: N802 — http.server's name
-                if self.path == "/":
-                    page = PAGE.replace("__MOVED__", "true" if app.moved else "false")
-                    return self._send(200, page.encode(), "text/html; charset=utf-8")
-                with app.lock:
-                    if self.path == "/api/items":
-                        return self._json(app.items)
-                    for item in app.items:
-                        if self.path == f"/api/items/{item['id']}":
-                            return self._json(item)
-                return self._json({"error": "not found"}, 404)
+                if (page := app._page(self.path.split("?")[0])) is not None:
+                    return self._send(200, *page)
+                found = app.read(self.path)
+                return self._json(found) if found is not None else self._json({"error": "not found"}, 404)
 
             def do_POST(self) -> None:  # noqa: N802
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-                with app.lock:
-                    app.writes.append(("POST", self.path))
-                    if self.path == "/api/items":
-                        item = {"id": str(uuid.uuid4()), "name": str(body.get("name", "")), "description": "",
-                                "notes": ""}
-                        app.items.append(item)
-                        return self._json(item)
-                    for item in app.items:
-                        if self.path == f"/api/items/{item['id']}":
-                            item["description"] = str(body.get("description", ""))
-                            item["notes"] = str(body.get("notes", ""))
-                            return self._json(item)
-                return self._json({"error": "not found"}, 404)
+                done = app.write(self.path, body)
+                return self._json(done) if done is not None else self._json({"error": "not found"}, 404)
 
         return Handler

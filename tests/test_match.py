@@ -3,6 +3,8 @@ element, and when the only honest answer is to halt."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from teachd.runner.match import EXACT, GAINED, NONE, Candidate, agrees, choose, name_score
 
 LIST_FROM = {"role": "listbox", "name": "Available permissions", "id": "perm-from"}
@@ -28,8 +30,40 @@ def test_a_shorter_look_alike_is_refused_and_a_longer_one_loses_to_the_exact_nam
     assert agrees(expect, sidebar, {"css"}).score == NONE
     real = {"tag": "a", "role": "link", "name": "Add group", "attrs": {"href": "/groups/add"}}
     longer = {"tag": "a", "role": "link", "name": "Add group from a file", "attrs": {}}
-    picked = choose(expect, [Candidate(1, {"text~"}, longer), Candidate(2, {"css"}, real)], [])
+    picked = choose(expect, [Candidate(1, {"text~"}, longer), Candidate(2, {"role", "css"}, real)], [])
     assert picked.candidate is not None and picked.candidate.identity == 2
+
+
+def test_an_element_found_only_by_its_place_on_the_page_is_never_taken() -> None:
+    """A CSS or XPath path says where an element sat, not what it is: the
+    second card of a list in another order, a page under a closing dialog's
+    cover (where a role's locator finds nothing) — halt, never act."""
+    expect = {"tag": "button", "role": "button", "name": "Rename"}
+    same_looks = {"tag": "button", "role": "button", "name": "Rename"}
+    alone = choose(expect, [Candidate(1, {"css", "xpath"}, same_looks)], [])
+    assert alone.candidate is None and "found only by where it sat" in alone.reason
+    told = choose(expect, [Candidate(1, {"role", "css"}, same_looks)], [])
+    assert told.candidate is not None
+    twins = choose(expect, [Candidate(1, {"role"}, same_looks), Candidate(2, {"css"}, dict(same_looks))], ["role"])
+    assert twins.candidate is None and "ambiguous" in twins.reason  # a look-alike seen only by place still ties
+
+
+def test_a_control_in_every_card_is_known_by_its_cards_name() -> None:
+    expect = {"tag": "button", "role": "button", "icon": {"symbol": "#pen"},
+              "item": {"tag": "div", "name": "Bravo"}}
+
+    def icon_on(card: str | None) -> dict[str, Any]:
+        return {"tag": "button", "role": "button", "icon": {"symbol": "#pen"},
+                **({"item": {"tag": "div", "name": card}} if card else {})}
+
+    assert agrees(expect, icon_on("bravo"), {"role"}).score == EXACT
+    other = agrees(expect, icon_on("Charlie"), {"role"})
+    assert other.score == NONE and other.reason == "is on the card 'Charlie', expected on the card 'Bravo'"
+    assert agrees(expect, icon_on("Bravo copy"), {"role"}).score == NONE  # another record, not a renamed one
+    assert agrees(expect, icon_on(None), {"role"}).score == NONE  # no record to tell it by: halt
+    picked = choose(expect, [Candidate(i, {"role"}, icon_on(n)) for i, n in enumerate(["Charlie", "Bravo", "Alpha"])],
+                    ["role"])
+    assert picked.candidate is not None and picked.candidate.identity == 1
 
 
 def test_an_option_of_the_other_list_is_not_the_demonstrated_option() -> None:
@@ -141,8 +175,10 @@ def test_a_link_that_became_a_button_with_more_words_in_the_same_place_is_accept
     assert NONE < verdict.score < GAINED
     exact = {"tag": "a", "role": "link", "name": "Add collection", "attrs": {"href": "/collections/new"},
              "containers": [main]}
-    picked = choose(expect, [Candidate(1, {"role~"}, longer), Candidate(2, {"css"}, exact)], [])
+    picked = choose(expect, [Candidate(1, {"role~"}, longer), Candidate(2, {"role", "css"}, exact)], [])
     assert picked.candidate is not None and picked.candidate.identity == 2
+    placed = choose(expect, [Candidate(1, {"role~"}, longer), Candidate(2, {"css"}, exact)], [])
+    assert placed.candidate is None  # the better one seen only by its place: not the lesser one either
     gained_link = {**exact, "name": "Add a collection", "attrs": {"href": "/collections/new"}}
     picked = choose(expect, [Candidate(1, {"role~"}, longer), Candidate(2, {"role~"}, gained_link)], [])
     assert picked.candidate is not None and picked.candidate.identity == 2  # the same role agrees better
@@ -223,3 +259,15 @@ def test_a_class_the_author_gave_breaks_a_tie_only_when_one_element_still_has_it
     assert choose(expect, [Candidate(1, {"role~"}, twin), Candidate(2, {"role~"}, add)], []).candidate is None
     bare = {k: v for k, v in expect.items() if k != "classes"}
     assert choose(bare, [Candidate(1, {"role~"}, add_all), Candidate(2, {"role~"}, add)], []).candidate is None
+
+
+def test_a_control_that_left_an_unnamed_table_for_a_section_of_the_same_page_is_the_same() -> None:
+    """An unnamed table only laid the page out; a named list, form or
+    landmark is still a place the control must be in."""
+    expect = {"tag": "button", "role": "button", "name": "Save", "container": {"role": "table"}}
+    moved = {"tag": "button", "role": "button", "name": "Save", "containers": [{"role": "region", "name": "Actions"}]}
+    assert agrees(expect, moved, {"role"}).score == EXACT
+    named = {**expect, "container": {"role": "table", "name": "Invoices"}}
+    assert agrees(named, moved, {"role"}).score == NONE
+    in_a_form = {**expect, "container": {"role": "form", "name": "Billing"}}
+    assert agrees(in_a_form, moved, {"role"}).score == NONE

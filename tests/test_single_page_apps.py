@@ -141,10 +141,10 @@ def taught_spa(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[
         yield env, app
 
 
-def _replay(env: dict[str, str]) -> tuple[int, dict[str, Any], str]:
+def _replay(env: dict[str, str], *args: str) -> tuple[int, dict[str, Any], str]:
     from tests.drift_suite import replay_cli
 
-    return replay_cli(env, "--step-timeout", "3", password=None, slug=SLUG)
+    return replay_cli(env, "--step-timeout", "3", *args, password=None, slug=SLUG)
 
 
 def test_the_taught_plan_names_each_route_as_its_page(taught_spa, tmp_path: Path) -> None:
@@ -179,12 +179,19 @@ def test_the_same_names_under_new_ids_replay_right_opening_the_record_by_its_nam
 
 
 def test_a_step_whose_route_moved_halts_before_any_write_naming_the_route_it_expected(taught_spa) -> None:
-    """Halted before anything was written: a ``failure``, not ``partial``."""
+    """Halted before anything was written: a ``failure``, not ``partial``.
+    The first page is checked like any other (the entry point moved: step
+    1 halts); given a start of the person's own, the first step not found
+    on the route it was shown on says which route it expected."""
     env, app = taught_spa
     app.reseed()
     app.moved = True
     try:
         code, out, err = _replay(env)
+        halted = [s["n"] for s in out.get("steps", []) if s["status"] == "halted"]
+        assert code == 1 and halted == [1], (out.get("message"), err[-1500:])
+        assert out["message"].startswith("step 1: expected the page ") and out["message"].endswith("/#/records")
+        code, out, err = _replay(env, "--start-url", app.url + "/")
     finally:
         app.moved = False
     halted = [s["n"] for s in out.get("steps", []) if s["status"] == "halted"]
@@ -259,3 +266,196 @@ def test_among_candidates_one_that_agrees_exactly_beats_a_redesigned_one_its_tes
     exact = {"tag": "span", "role": "img", "name": "New item", "containers": [{"role": "toolbar", "name": "Items"}]}
     picked = choose(ICON, [Candidate(1, via, button), Candidate(2, {"role"}, exact)], [])
     assert picked.candidate is not None and picked.candidate.identity == 2
+
+
+# -- cards with the same icons in each: known by the card's name, never by position -----------------------
+CARDS_TASK = "Rename Bravo and delete Charlie"
+CARDS_SLUG = "taught-rename-bravo-and-delete-charlie"
+
+
+def demonstrate_cards(teach: Any) -> None:
+    """On #/cards: Bravo's rename icon, a new name, Save (a write); then —
+    once the page is back from under the dialog — Charlie's delete icon, and
+    Delete in its dialog (a write)."""
+    from playwright.sync_api import sync_playwright
+
+    from teachd.demo.sampleapp.script import Person
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{teach.cdp_port}")
+        context = browser.contexts[0]
+        person = Person(context.pages[0], 0.0)
+        page = person.page
+        page.wait_for_url(re.compile(r"#/cards$"))
+        page.locator(".card", has_text="Bravo").locator(".rename").click()
+        person.type_into(page.get_by_label("New name"), "Bravissimo")
+        page.get_by_role("button", name="Save").click()
+        page.locator(".card", has_text="Bravissimo").wait_for()
+        page.wait_for_function("() => !document.getElementById('view').hasAttribute('aria-hidden')")
+        page.locator(".card", has_text="Charlie").locator(".delete").click()
+        page.get_by_role("button", name="Delete").click()
+        page.locator(".card", has_text="Charlie").wait_for(state="detached")
+        teach.wait_for(lambda evs: sum(e["type"] == "click" for e in evs) >= 4)
+        for p in context.pages:
+            p.close()
+
+
+@pytest.fixture(scope="module")
+def taught_cards(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], Any]]:
+    from teachd.demo.sampleapp.judge import teachd_env
+    from teachd.teach.process import TeachProcess
+    from tests.programs import need
+    from tests.spa_app import SpaApp
+
+    need("chromium")
+    base = tmp_path_factory.mktemp("cards")
+    (base / "home").mkdir(mode=0o700)
+    (base / "user").mkdir()
+    env = teachd_env(base / "home", base / "user")
+    with SpaApp() as app:
+        teach = TeachProcess(env, CARDS_TASK, app.url + "/#/start", "--headless", "--no-os-input")
+        demonstrate_cards(teach)
+        code, _out, err = teach.finish()
+        assert code == 0, err[-1500:]
+        assert app.names() == ["Alpha", "Bravissimo"]
+        yield env, app
+
+
+def _cards_replay(env: dict[str, str]) -> tuple[int, dict[str, Any], str]:
+    from tests.drift_suite import replay_cli
+
+    return replay_cli(env, "--step-timeout", "3", password=None, slug=CARDS_SLUG)
+
+
+def test_each_icon_is_recorded_with_the_card_it_was_on(taught_cards) -> None:
+    import subprocess
+    import sys
+
+    env, _app = taught_cards
+    shown = subprocess.run([sys.executable, "-m", "teachd", "skills", "export", CARDS_SLUG, "--format", "json"],
+                           env=env, capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    anchors = json.loads(json.loads(shown.stdout)["files"]["references/anchors.json"])["anchors"]
+    items = sorted(a["expect"]["item"]["name"] for a in anchors.values() if a["expect"].get("item"))
+    assert items == ["Bravo", "Charlie"], items  # the two icons; the dialogs' buttons repeat nowhere
+
+
+def test_a_slow_client_side_redirect_is_the_start_pages_doing_not_a_typed_address(taught_cards) -> None:
+    """#/start sends itself to #/cards 2.5 s after it loads — longer than
+    any clock window, on any machine: the browser's word (a replaced
+    history entry) makes it step 1's redirect, not a second address typed."""
+    import subprocess
+    import sys
+
+    env, _app = taught_cards
+    shown = subprocess.run([sys.executable, "-m", "teachd", "skills", "export", CARDS_SLUG, "--format", "json"],
+                           env=env, capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    steps = json.loads(json.loads(shown.stdout)["files"]["references/steps.json"])["steps"]
+    assert [s["action"] for s in steps] == ["goto", "click", "type", "click", "click", "click"], steps
+    assert steps[0]["url"].endswith("/#/start") and steps[0]["expect"]["url_pattern"].endswith("/#/cards")
+
+
+def test_cards_in_another_order_under_new_ids_are_told_by_their_names(taught_cards) -> None:
+    """Bravo is now second and Charlie first: a position recorded for either
+    icon points at another card (Alpha's delete sits where Charlie's was)."""
+    env, app = taught_cards
+    app.reseed(("Charlie", "Bravo", "Alpha"))
+    bravo, charlie = app.named("Bravo")[0]["id"], app.named("Charlie")[0]["id"]
+    code, out, err = _cards_replay(env)
+    assert code == 0 and out["status"] == "success", (out.get("message"), err[-1500:])
+    assert app.names() == ["Bravissimo", "Alpha"]
+    assert app.writes == [("POST", f"/api/items/{bravo}/rename"), ("POST", f"/api/items/{charlie}/delete")]
+
+
+def test_without_the_demonstrated_card_the_run_halts_before_any_write_naming_the_card(taught_cards) -> None:
+    env, app = taught_cards
+    app.reseed(("Alpha", "Charlie", "Delta"))
+    code, out, err = _cards_replay(env)
+    assert code == 1 and out["status"] == "failure", (out.get("message"), err[-1500:])
+    assert app.writes == [] and app.names() == ["Alpha", "Charlie", "Delta"]
+    assert "expected on the card 'Bravo'" in out["message"], out["message"]
+
+
+def test_a_card_the_run_made_under_a_parameter_is_looked_for_by_this_runs_value() -> None:
+    """Create "Delta", then its card's rename icon: the card is the
+    parameter's, so a run with name=Echo looks for (and its plan names) Echo's."""
+    from compiler.anchors import build_anchor
+    from compiler.plan import PlanStep, Procedure
+    from teachd.runner.locate import _as_evidence
+    from teachd.runner.plan_view import plan_step
+
+    icon = {"tag": "button", "role": "button", "name": "", "css": "div.card:nth-child(4) > button",
+            "icon": {"symbol": "#pen"}, "item": {"tag": "div", "name": "Delta"}}
+    anchor = build_anchor(icon, "http://h:1/#/cards", None, {}, None, {"name": "Delta"})
+    assert anchor.expect["item"] == {"tag": "div", "name": "{{name}}"}
+    assert anchor.describe.endswith(r"on the card **\{\{name\}\}**"), anchor.describe
+    assert _as_evidence(anchor, {"name": "Echo"}).expect["item"]["name"] == "Echo"
+    assert anchor.expect["item"]["name"] == "{{name}}"  # the skill's own anchor is not changed
+    proc = Procedure(start_url="http://h:1/#/cards", steps=[], anchors={"a1": anchor},
+                     parameters={"name": {"default": "Delta"}}, secrets={}, scope=[], success={})
+    step = PlanStep(n=2, action="click", page="http://h:1/#/cards", anchor="a1", describe=anchor.describe)
+    assert plan_step(step, proc, {"name": "Echo"}).target.endswith("on the card Echo")
+    assert plan_step(step, proc, {}).target.endswith("on the card Delta")  # the default, when none is given
+    untied = build_anchor(icon, "http://h:1/#/cards", None, {}, None, {"name": "Deltas"})
+    assert untied.expect["item"]["name"] == "Delta"  # only the very words typed make it the parameter's
+
+
+@pytest.mark.parametrize("late_ms", [300, 2600, 30000], ids=["quick", "slow", "very-slow"])
+def test_a_redirect_the_page_made_compiles_to_the_same_steps_however_late_it_lands(late_ms: int) -> None:
+    """The clock is what a loaded machine changes: with the browser's word
+    (``by: page``) the plan is the same at any delay. Without it, a late
+    page event nobody acted for is still an address the person typed."""
+    from compiler.recording import Recording
+    from compiler.steps import to_steps
+
+    def steps(by: dict[str, str]) -> list[tuple[str, str]]:
+        events = ({"type": "page", "t": 100, "seq": 1, "url": "http://h:1/#/start", "title": "Loading"},
+                  {"type": "page", "t": 100 + late_ms, "seq": 2, "url": "http://h:1/#/cards", "title": "Cards", **by},
+                  {"type": "click", "t": 200 + late_ms, "seq": 3, "url": "http://h:1/#/cards",
+                   "target": {"tag": "button", "role": "button", "name": "New"}})
+        rec = Recording(id="r", name="n", start_url="http://h:1/#/start", started_at="2026-12-03T00:00:00Z",
+                        recorder="t", screen={"w": 1280, "h": 800}, events=events)
+        return [(s.action, s.expect_url or s.url) for s in to_steps(rec)]
+
+    assert steps({"by": "page"}) == [("goto", "http://h:1/#/cards"), ("click", "http://h:1/#/cards")]
+    if late_ms > 1500:
+        assert steps({})[1] == ("goto", "http://h:1/#/cards")  # the person typed it, as far as anyone can tell
+
+
+def test_the_same_demonstration_compiles_to_the_same_plan_on_a_loaded_machine(taught_cards, tmp_path) -> None:
+    """The cards task shown again while two processes keep both cores
+    busy (as `stress --cpu 2` does): the slow redirect, the page events and
+    every step land later, and the plan — each step's action, page, target
+    and what it should lead to — is the one the quiet machine compiled."""
+    import subprocess
+    import sys
+
+    from teachd.demo.sampleapp.judge import teachd_env
+    from teachd.teach.process import TeachProcess
+    from tests.spa_app import SpaApp
+
+    def plan(env: dict[str, str]) -> list[tuple[Any, ...]]:
+        shown = subprocess.run([sys.executable, "-m", "teachd", "skills", "export", CARDS_SLUG, "--format", "json"],
+                               env=env, capture_output=True, text=True, timeout=60)
+        assert shown.returncode == 0, shown.stderr
+        steps = json.loads(json.loads(shown.stdout)["files"]["references/steps.json"])["steps"]
+        port = re.compile(r"127\.0\.0\.1:\d+")
+        return [(s["action"], port.sub("app", s.get("page") or s.get("url") or ""), s.get("describe"),
+                 port.sub("app", (s.get("expect") or {}).get("url_pattern") or "")) for s in steps]
+
+    quiet_env, _app = taught_cards
+    (tmp_path / "home").mkdir(mode=0o700)
+    env = teachd_env(tmp_path / "home", tmp_path)
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        with SpaApp() as app:
+            teach = TeachProcess(env, CARDS_TASK, app.url + "/#/start", "--headless", "--no-os-input")
+            demonstrate_cards(teach)
+            code, _out, err = teach.finish()
+    finally:
+        for b in burners:
+            b.kill()
+            b.wait()
+    assert code == 0, err[-1500:]
+    assert plan(env) == plan(quiet_env)

@@ -16,6 +16,7 @@ import dataclasses
 import json
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ from teachd.runner.looks import BY_CSS, evaluate_each, look
 from teachd.runner.match import (
     EXACT,
     NAMED_ALONE,
+    POSITIONAL,
     STRONG,
     Candidate,
     Choice,
@@ -49,7 +51,6 @@ if TYPE_CHECKING:
 MAX_MATCHES = 20  # candidates taken from one locator; more is a list, not a target
 _CHANGED = "m => (window.__teachdMutations || 0) !== m"
 _MARK = "teachd-target"
-_POSITIONAL = frozenset({"css", "xpath"})  # where an element sat: never who it is
 _CHEAP = STRONG | {"attr:href"}  # named by an attribute (CSS): no accessible names to compute
 FALLBACK_AFTER = 0.3  # seconds a target is looked for by its own locators before the fallback ones
 # One round trip per locator: the evidence of every match, and the page's
@@ -59,8 +60,8 @@ FALLBACK_AFTER = 0.3  # seconds a target is looked for by its own locators befor
 # form's fields hold now, as a field that changes as it is typed into is
 # the editor's) and a field that owns a popup (leaving it could close what
 # the next step picks from).
-_ONE = """(el) => {
-    const ev = window.__teachdEvidence ? window.__teachdEvidence(el) : null;
+_ONE = """(el, want) => {
+    const ev = window.__teachdEvidence ? window.__teachdEvidence(el, want) : null;
     if (!ev) return ev;
     ev.popup = ["aria-autocomplete", "aria-haspopup", "aria-expanded", "aria-controls", "aria-owns", "list"]
       .some((a) => el.hasAttribute(a)) || el.getAttribute("role") === "combobox";
@@ -73,8 +74,8 @@ _ONE = """(el) => {
     }
     return ev;
   }"""
-_EVIDENCE = ("els => { const e = document.documentElement;" + CLOCK
-             + "return [window.__teachdMutations || 0, els.map(" + _ONE + ")]; }")
+_EVIDENCE = ("(els, want) => { const e = document.documentElement;" + CLOCK + "const one = " + _ONE
+             + "; return [window.__teachdMutations || 0, els.map((el) => one(el, want))]; }")
 # The same for CSS selectors, asked of the document itself (and its open
 # shadow roots, as Playwright's CSS does): no selector engine is needed, so
 # a document the replay has just reached costs no injected script for it.
@@ -84,7 +85,7 @@ _EVIDENCE = ("els => { const e = document.documentElement;" + CLOCK
 # shown or not, outside it and not holding it, whose text or naming attribute
 # has those very words; any of them could be what a role's or a text's
 # locator finds under that name.
-_BY_CSS = "([sels, names]) => { const e = document.documentElement;" + CLOCK + """
+_BY_CSS = "([sels, names, want]) => { const e = document.documentElement;" + CLOCK + """
   const one = """ + _ONE + """, all = """ + BY_CSS + """;
   const norm = (s) => String(s || "").toLowerCase().replace(/[^\\p{L}\\p{N}]+/gu, " ").trim();
   const named = (el) => [el.textContent, ...["aria-label", "title", "alt", "value"]
@@ -93,7 +94,7 @@ _BY_CSS = "([sels, names]) => { const e = document.documentElement;" + CLOCK + "
   return [window.__teachdMutations || 0, sels.map((css) => {
     try {
       return all(css).slice(0, 50).map((el) => {
-        const ev = one(el);
+        const ev = one(el, want);
         if (ev) ev.others = namesakes.filter((n) => !(n === el || n.contains(el) || el.contains(n))).length;
         return ev;
       });
@@ -120,6 +121,10 @@ def _css(loc: Locator) -> str | None:
     return None
 
 
+_FIELD_AFTER = ("xpath=following::*[self::input or self::textarea or self::select or @contenteditable='true'"
+                " or @contenteditable=''][1]")
+
+
 def _locator(root: Page | Frame, loc: Locator) -> PwLocator:
     """Playwright's locator for one of an anchor's locators, made on ``root`` (a page or a frame)."""
     by, exact = loc.by, loc.attr != "loose"
@@ -136,6 +141,13 @@ def _locator(root: Page | Frame, loc: Locator) -> PwLocator:
         return root.get_by_placeholder(str(loc.value), exact=True)
     if by == "text":
         return root.get_by_text(str(loc.value), exact=True)
+    if by == "item":  # the icon controls (``role``: their tag) of the record named ``value``
+        tag = str(loc.role or "*")
+        drawn = f"{tag}[.//*[local-name()='svg' or local-name()='img' or local-name()='i']]"
+        named = root.get_by_text(str(loc.value), exact=True)
+        return named.locator(f"xpath=ancestor::*[.//{drawn}][1]//{drawn}")
+    if by == "heading":  # the first field after that heading: how a person tells an unlabelled editor
+        return root.get_by_role("heading", name=str(loc.value), exact=True).locator(_FIELD_AFTER)
     if by == "css":
         return root.locator(str(loc.value))
     if by == "xpath":
@@ -193,11 +205,13 @@ def _root(page: Page, anchor: Anchor) -> Page | Frame | None:
     return None
 
 
-def _candidates(root: Page | Frame, ladder: list[Locator],
-                known: list[Candidate] | None = None) -> tuple[list[Candidate], list[str], int | None]:
+def _candidates(root: Page | Frame, ladder: list[Locator], known: list[Candidate] | None = None,
+                want: str | None = None) -> tuple[list[Candidate], list[str], int | None]:
     """Every visible element any locator finds (besides ``known`` ones),
     with the evidence to judge it; and the page's mutation count before
-    the first look."""
+    the first look. ``want``: the name of the record the target was on (a
+    control that no longer repeats is then told by its nearest named
+    ancestor: capture.js ``itemOf``)."""
     by_identity: dict[int, Candidate] = {c.identity: c for c in known or []}
     ambiguous: list[str] = []
     mark: int | None = None
@@ -208,7 +222,7 @@ def _candidates(root: Page | Frame, ladder: list[Locator],
             asked.append((loc, _locator(root, loc)))
         except PlaywrightError:
             continue
-    answers = evaluate_each([found for _loc, found in asked], _EVIDENCE)  # all in one round trip
+    answers = evaluate_each([found for _loc, found in asked], _EVIDENCE, want)  # all in one round trip
     for (loc, found), answer in zip(asked, answers, strict=True):
         if isinstance(answer, PlaywrightError):
             continue  # a selector this page cannot parse, or a navigation under way
@@ -236,6 +250,12 @@ def _candidates(root: Page | Frame, ladder: list[Locator],
     return list(by_identity.values()), ambiguous, mark
 
 
+def _record(anchor: Anchor) -> str | None:
+    """The name of the row or card the target was on, when it was one repeated in every record."""
+    item = anchor.expect.get("item")
+    return str(item["name"]) if isinstance(item, dict) and item.get("name") else None
+
+
 def _look(root: Page | Frame,
           anchor: Anchor) -> tuple[list[Candidate], list[str], int | None, Choice]:
     """The ladder's candidates and the choice among them. The locators
@@ -247,19 +267,19 @@ def _look(root: Page | Frame,
     if (quick := _by_identity(root, anchor)) is not None:
         return quick
     ladder = _ladder(anchor)
-    naming = [loc for loc in ladder if loc.by not in _POSITIONAL and loc.attr != "loose"]
+    naming = [loc for loc in ladder if loc.by not in POSITIONAL and loc.attr != "loose"]
     if naming and len(naming) < len(ladder):
-        candidates, ambiguous, mark = _candidates(root, naming)
+        candidates, ambiguous, mark = _candidates(root, naming, want=_record(anchor))
         picked = choose(anchor.expect, candidates, ambiguous)
         if picked.candidate is not None and not ambiguous and len(candidates) == 1 \
                 and agrees(anchor.expect, picked.candidate.found, picked.candidate.via).score == EXACT:
             return candidates, ambiguous, mark, picked
         rest = [loc for loc in ladder if loc not in naming]
-        more, also, later = _candidates(root, rest, candidates)
+        more, also, later = _candidates(root, rest, candidates, _record(anchor))
         ambiguous += also
         candidates, mark = more, mark if mark is not None else later
     else:
-        candidates, ambiguous, mark = _candidates(root, ladder)
+        candidates, ambiguous, mark = _candidates(root, ladder, want=_record(anchor))
     return candidates, ambiguous, mark, choose(anchor.expect, candidates, ambiguous)
 
 
@@ -288,7 +308,7 @@ def _by_identity(root: Page | Frame,
     if by_href and not names:
         return None
     try:
-        mark, answers = root.evaluate(_BY_CSS, [[css for _loc, css in strong], names])
+        mark, answers = root.evaluate(_BY_CSS, [[css for _loc, css in strong], names, _record(anchor)])
     except PlaywrightError:
         return None
     picked: Candidate | None = None
@@ -336,7 +356,7 @@ def _fallback(anchor: Anchor) -> list[Locator]:
         out.append(Locator("role", role=other, name=str(name), attr="words"))
     icon = anchor.expect.get("icon") or {}
     symbol = str(icon.get("symbol") or "") if isinstance(icon, dict) else ""
-    if symbol:
+    if symbol and not symbol.startswith("svg:"):  # a sprite's symbol (an inline drawing has no <use>)
         uses = ", ".join(f"use[{a}={json.dumps(symbol)}]" for a in ("href", "*|href"))
         clickable = ("button, a[href], summary, [role=button], [role=link], [role=menuitem], [role=tab], "
                      "[tabindex], [onclick], [aria-haspopup], [aria-expanded]")
@@ -356,23 +376,45 @@ def _act_on(root: Page | Frame, cand: Candidate) -> PwLocator:
     return root.locator(cand.css)
 
 
-def _as_evidence(version: Anchor) -> Anchor:
+def _as_evidence(version: Anchor, values: Mapping[str, str]) -> Anchor:
     """The evidence as the matcher reads it: with whether the recording saw
     the target's role and name on no other element (``NAMED_ALONE``: then
-    its name tells it, and a link's address may differ in its ids). A copy:
-    the skill's own anchor is not changed."""
+    its name tells it, and a link's address may differ in its ids), and the
+    record it belongs to named with this run's values (a card the run
+    created under ``{{title}}``). A copy: the skill's own anchor is not changed."""
     alone = any(loc.by == "role" and loc.unique for loc in version.locators)
-    return dataclasses.replace(version, expect={**version.expect, NAMED_ALONE: alone})
+    expect: dict[str, Any] = {**version.expect, NAMED_ALONE: alone}
+    for key in ("name", "text"):  # a type-to-create option: `Add "{{tags}}"`
+        if isinstance(expect.get(key), str):
+            expect[key] = _filled(expect[key], values)
+    item = expect.get("item")
+    if isinstance(item, dict) and isinstance(item.get("name"), str):
+        expect["item"] = {**item, "name": _filled(item["name"], values)}
+    locators = [dataclasses.replace(loc, name=_filled(loc.name, values), value=_filled(loc.value, values))
+                if loc.by in ("role", "text", "item") else loc for loc in version.locators]
+    return dataclasses.replace(version, expect=expect, locators=locators)
 
 
-def resolve(page: Page, n: int, anchor: Anchor, step_timeout: float) -> Found:
+_PARAM = re.compile(r"\{\{(\w+)\}\}")
+
+
+def _filled(text: str | None, values: Mapping[str, str]) -> Any:
+    """``{{name}}`` in a recorded name as this run's value (unknown names stay)."""
+    if text is None or "{{" not in text:
+        return text
+    return _PARAM.sub(lambda m: values.get(m.group(1), m.group(0)), text)
+
+
+def resolve(page: Page, n: int, anchor: Anchor, step_timeout: float,
+            values: Mapping[str, str] | None = None) -> Found:
     """Exactly one agreeing element, waiting for the page to change while
     there is none, up to the step timeout. A repaired anchor's evidence
-    versions are each asked; they must not disagree (see ``agreed``)."""
+    versions are each asked; they must not disagree (see ``agreed``).
+    ``values``: this run's parameters (a record's name may be one)."""
     started = time.monotonic()
     deadline = started + step_timeout
     choice = Choice(None, "its frame is not on the page")
-    versions = [_as_evidence(v) for v in anchor.versions()]
+    versions = [_as_evidence(v, values or {}) for v in anchor.versions()]
     while True:
         remaining = deadline - time.monotonic()
         try:
@@ -389,7 +431,7 @@ def resolve(page: Page, n: int, anchor: Anchor, step_timeout: float) -> Found:
                 mark = seen if mark is None else mark
                 late = time.monotonic() - started >= FALLBACK_AFTER  # a page still loading is not asked
                 if picked.candidate is None and late and (extra := _fallback(version)):
-                    candidates, more, seen = _candidates(root, extra, candidates)
+                    candidates, more, seen = _candidates(root, extra, candidates, _record(version))
                     mark = seen if mark is None else mark
                     picked = choose(version.expect, candidates, ambiguous + more)
                 found.append((root, picked))

@@ -8,7 +8,8 @@ click, so agreement is earned, not assumed:
   amount"); a name that *lost* words ("Add" for "Add group") never agrees —
   the missing words are what told the two apart;
 - the element must live where it lived: the same list, form, dialog or
-  landmark (an option of "Chosen" is not an option of "Available");
+  landmark (an option of "Chosen" is not an option of "Available"); an
+  unnamed table only laid the page out, and is no such place;
 - a link must lead where it led, unless a stable id or test id vouches;
 - a control may change its tag across an upgrade (``<input type=submit
   value=Create>`` → ``<button>Create</button>``) only keeping its role, its
@@ -17,9 +18,14 @@ click, so agreement is earned, not assumed:
 - an icon-only control (no name demonstrated) is known by its icon: the same
   symbol, title or icon class in the same container — it may have gained a
   name ("More actions"); another icon is another control;
+- a field nothing names is known by the heading above it ("Notes");
+- a control the same in every row or card ("Delete", a rename icon) is
+  known by its record: the row's or card's own name must be the demonstrated
+  one — a record is never told by its place in the list;
 - every visible match of every locator is a candidate; the best agreement
-  wins, a stable identity breaks a tie, position never does; a tie left is
-  ambiguity, and ambiguity halts.
+  wins, a stable identity breaks a tie, position never does, nor does it
+  stand alone: an element found only by where it sat (its CSS or XPath path)
+  is not taken; a tie left is ambiguity, and ambiguity halts.
 """
 
 from __future__ import annotations
@@ -30,12 +36,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from compiler.names import item_noun, words
 from compiler.scope import link_shape
 
 # Identities a page author chose on purpose: they vouch for an element whose
 # visible name changed (a relabel, a translation).
 STRONG = frozenset({"test_id", "id", "attr:name", "attr:value"})
 AUTHORED = frozenset({"test_id", "id"})  # the strongest: they vouch even across a change of tag and role
+POSITIONAL = frozenset({"css", "xpath"})  # where an element sat: never who it is
 EXACT, GAINED, NONE = 3, 2, 0
 # A link that became a button (or back) whose name gained words: accepted,
 # below any element that agrees better (a GAINED name of the same role wins).
@@ -47,10 +55,6 @@ _GENERIC_ICON_CLASS = re.compile(
     r"^(fa[srlbdt]?|fa-(solid|regular|light|thin|duotone|brands|fw|lg|sm|xs|xl|\dx)|bi|icon|icons|"
     r"svg-inline--fa|material-icons(-\w+)?|material-symbols(-\w+)?|lucide|feather|glyphicon|octicon|"
     r"ui-icon|dashicons|icon-(btn|button|sm|lg|xs|xl)|.*-(btn|button)|btn.*)$")
-
-
-def words(text: str | None) -> list[str]:
-    return re.findall(r"[^\W_]+", (text or "").lower())
 
 
 def name_score(expected: str | None, found: str | None) -> int:
@@ -78,6 +82,7 @@ def _container_text(box: Mapping[str, Any]) -> str:
 
 
 AGREE, RENAMED, ELSEWHERE = "agree", "renamed", "elsewhere"
+_LAYOUT = frozenset({"table"})  # containers that say how a page is laid out, not what a control is
 
 
 def container_agrees(expected: Mapping[str, Any] | None,
@@ -89,6 +94,8 @@ def container_agrees(expected: Mapping[str, Any] | None,
     if not expected:
         return AGREE, ""
     role = expected.get("role")
+    if role in _LAYOUT and not expected.get("name") and not expected.get("id"):
+        return AGREE, ""  # an unnamed table only laid the page out: a control moved to a section is the same
     renamed = None
     for box in found_chain:
         if box.get("role") != role and not {box.get("role"), role} <= {"listbox", "combobox"}:
@@ -103,6 +110,25 @@ def container_agrees(expected: Mapping[str, Any] | None,
     where = _container_text(renamed or found_chain[0]) if (renamed or found_chain) \
         else "no list, form or landmark"
     return (RENAMED if renamed else ELSEWHERE), f"is in {where}, expected in {_container_text(expected)}"
+
+
+def item_agrees(expected: Mapping[str, Any] | None, found: Mapping[str, Any] | None) -> str | None:
+    """Why the found control is not on the demonstrated record (the row or
+    card named ``expected["name"]``); None when it is, or when the control
+    was not one repeated in every record. The record's name must be the
+    same words: "Bravo" is not "Bravo copy"."""
+    if not expected or not expected.get("name"):
+        return None
+    want = _item_text(expected)
+    if not found or not found.get("name"):
+        return f"is on no row or card like {want}"
+    if words(str(found["name"])) != words(str(expected["name"])):
+        return f"is on {_item_text(found)}, expected on {want}"
+    return None
+
+
+def _item_text(item: Mapping[str, Any]) -> str:
+    return f"the {item_noun(item.get('tag'))} {item.get('name')!r}"
 
 
 @dataclass
@@ -161,6 +187,12 @@ def same_link(expect: Mapping[str, Any], href: str, fhref: str) -> bool:
 
 def agrees(expect: Mapping[str, Any], found: Mapping[str, Any], via: set[str]) -> Verdict:
     """How well one found element matches the demonstrated evidence."""
+    if (other := item_agrees(expect.get("item"), found.get("item"))) is not None:
+        return Verdict(NONE, other)
+    heading, fheading = expect.get("heading"), found.get("heading")
+    if heading and not names_of(expect) and words(heading) != words(fheading):
+        return Verdict(NONE, f"is under the heading {fheading!r}, expected under {heading!r}" if fheading
+                       else f"is under no heading, expected under {heading!r}")
     if expect.get("icon") and not names_of(expect):
         return _icon_only(expect, found)
     strong = bool(via & STRONG)
@@ -239,16 +271,19 @@ def choose(expect: Mapping[str, Any], candidates: Sequence[Candidate],
     if agreeing:
         top = max(rank for rank, _ in agreeing)
         best = [c for rank, c in agreeing if rank == top]
-        if len(best) == 1:
-            return Choice(best[0], "found", tuple(sorted(best[0].via)))
         # A class the page's author gave the demonstrated element (selector-add,
         # btn-publish) is a weaker identity than an id: it breaks a tie only
         # when exactly one of the tied elements still carries one of them.
         taught = set(expect.get("classes") or [])
-        kept = [c for c in best if taught & set(c.found.get("classes") or [])]
-        if len(kept) == 1:
-            return Choice(kept[0], "found", tuple(sorted(kept[0].via)))
-        return Choice(None, f"ambiguous: {len(best)} different elements match equally well")
+        kept = best if len(best) == 1 else [c for c in best if taught & set(c.found.get("classes") or [])]
+        if len(kept) != 1:
+            return Choice(None, f"ambiguous: {len(best)} different elements match equally well")
+        if kept[0].via <= POSITIONAL:
+            # Nor does position name an element alone: a list in another order, a
+            # page under a closing dialog's cover (no role's locator finds it there).
+            return Choice(None, "found only by where it sat on the page (its "
+                                f"{' and '.join(sorted(kept[0].via))} path), not by what it is")
+        return Choice(kept[0], "found", tuple(sorted(kept[0].via)))
     refused = [v.reason for v, _ in scored]
     if refused:
         return Choice(None, "the element found " + "; ".join(refused[:2]))

@@ -10,8 +10,10 @@ is in its plan line, on the desktop too, so nothing acts that the plan hid."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 
+from compiler.names import md_escape
 from compiler.plan import PlanStep as CompiledStep
 from compiler.plan import Procedure
 from teachd.runner.gate import Plan, PlanStep
@@ -23,6 +25,25 @@ _VERBS = {"goto": "open", "click": "click", "dblclick": "double-click", "type": 
 
 def _plain(text: str) -> str:
     return text.replace("**", "").replace("\\", "")
+
+
+def with_values(text: str, proc: Procedure, params: Mapping[str, str]) -> str:
+    """``{{name}}`` in a step's words (a type-to-create option, the card a
+    run's own record is on) as this run's value — in plain words or in the
+    skill's Markdown (``\\{\\{name\\}\\}``, the value escaped again): the plan
+    and the step's result name what the replay looks for."""
+    def value(m: re.Match[str]) -> str:
+        name = m.group(2)
+        default = (proc.parameters.get(name) or {}).get("default")
+        if name not in params and default is None:
+            return m.group(0)
+        got = params.get(name, str(default))
+        return md_escape(got) if m.group(1) else got
+
+    return _PLACEHOLDER.sub(value, text)
+
+
+_PLACEHOLDER = re.compile(r"(\\)?\{\\?\{(\w+)\\?\}\\?\}")
 
 
 def value_of(step: CompiledStep, proc: Procedure, params: Mapping[str, str],
@@ -54,7 +75,8 @@ def plan_step(step: CompiledStep, proc: Procedure, params: Mapping[str, str],
     """One step as the plan shows it — and as the replay, about to act on it,
     says what it will do, for the gate to hold against the approved plan."""
     url = start_url if (step.n == 1 and step.action == "goto" and start_url) else step.url
-    target = url if step.action == "goto" else _plain(step.describe or "the target")
+    said = with_values(_plain(step.describe or "the target"), proc, params)
+    target = url if step.action == "goto" else said
     if step.action == "press" and not step.anchor:
         target = "a key"
     page = None if step.action == "goto" else (step.page or url)  # a goto's target is its page

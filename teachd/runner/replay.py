@@ -44,7 +44,7 @@ from teachd.runner.match import Choice
 from teachd.runner.observe import StepObserver, crop, thumbnail
 from teachd.runner.perform import NAV_TIMEOUT, Actor, keys
 from teachd.runner.perform import type_like_a_person as type_like_a_person  # teachd.mcp.acts types with it
-from teachd.runner.plan_view import plan_of, plan_step, value_of
+from teachd.runner.plan_view import plan_of, plan_step, value_of, with_values
 from teachd.runner.secrecy import Scrubber
 from teachd.runner.traffic import Traffic
 
@@ -117,6 +117,9 @@ class Replayer:
         self._secret_fields: list[PwLocator] = []  # painted over in every picture
         self.scrubber = Scrubber()  # the secrets this replay typed: never in its results or errors
         self.params, self.secret = dict(params), lambda name: self.scrubber.remember(secret(name))
+        # every parameter's value in this run (its default where none was given): a record's name may be one
+        self.values = {name: str(self.params.get(name, (p or {}).get("default") or ""))
+                       for name, p in proc.parameters.items()}
         self.start_url = start_url
         self.progress = progress or (lambda _msg: None)
         self.step_timeout = step_timeout
@@ -135,7 +138,7 @@ class Replayer:
     def resolve(self, n: int, anchor: Anchor) -> tuple[PwLocator, Choice]:
         """Exactly one agreeing element, waiting for the page to change while
         there is none, up to the step timeout (teachd.runner.locate.resolve)."""
-        hit = locate.resolve(self.page, n, anchor, self.step_timeout)
+        hit = locate.resolve(self.page, n, anchor, self.step_timeout, self.values)
         return hit.target, hit.choice
 
     # -- guards -------------------------------------------------------------
@@ -241,7 +244,8 @@ class Replayer:
             self.progress(plain(f"step {n}: {action} {step.describe or step.url or ''}"))
             self._asked, self._waited = False, 0
             began = time.monotonic()
-            self._tell(StepResult(n, action, "running", plain(step.describe or step.url or "")))
+            said = with_values(step.describe or "", self.proc, self.params)  # this run's values in its words
+            self._tell(StepResult(n, action, "running", plain(said or step.url or "")))
             try:
                 via = self._do(step)
             except (Halt, PolicyStop) as exc:
@@ -257,7 +261,7 @@ class Replayer:
                 msg = self.scrubber.scrub(f"step {n}: {first}")
                 self._end(StepResult(n, action, "halted", msg, **self._timing(began)))
                 raise Halt(msg) from None
-            self._end(StepResult(n, action, "ok", step.describe or "", via, **self._timing(began)))
+            self._end(StepResult(n, action, "ok", said, via, **self._timing(began)))
         self._next = None
         try:
             self.check_success()
@@ -321,7 +325,10 @@ class Replayer:
         guard = guard_for(self.context)
         try:
             via = self._perform(step)
-            if (step.expect or {}).get("url_pattern") and not (step.action == "goto" and step.n == 1):
+            # The first page is checked too (an app whose entry point moved halts
+            # here, before any write) — unless the person gave a start of their own.
+            if (step.expect or {}).get("url_pattern") and not (step.action == "goto" and step.n == 1
+                                                               and self.start_url):
                 self._wait_url(step.n, step, before)
         except (Halt, PlaywrightError):
             self._raise_stops(step.n, guard.take())  # a stopped navigation is why, whatever the symptom
@@ -355,7 +362,7 @@ class Replayer:
         anchor = self.proc.anchors.get(step.anchor or "")
         if anchor is None:
             raise Halt(f"step {n}: no anchor for its target")
-        hit = locate.resolve(self.page, n, anchor, self.step_timeout)
+        hit = locate.resolve(self.page, n, anchor, self.step_timeout, self.values)
         # judged by the element's own frame: a cross-origin iframe on an in-scope page is not in scope
         self._guard(n, plain(f"{action} {step.describe or ''}".strip()), hit.location(self.page),
                     planned=hit.as_taught, step=step)
