@@ -179,11 +179,18 @@ def item_evidence(target: Mapping[str, Any],
     box = target.get("item")
     if not isinstance(box, Mapping) or not (name := _clean(box.get("name"))):
         return None
-    for param, value in (values or {}).items():
-        if words(value) and words(value) == words(name):
-            name = "{{" + param + "}}"
-            break
-    return {"tag": str(box.get("tag") or "div").lower(), "name": name[:80]}
+    return {"tag": str(box.get("tag") or "div").lower(), "name": tied(name, values)[:80]}
+
+
+def tied(name: str, values: Mapping[str, str] | None) -> str:
+    """``{{param}}`` when ``name`` is, word for word, a value typed earlier
+    (at least two letters or digits, not a number alone: "1" is no one's
+    name); else the name as recorded."""
+    for param, value in reversed(list((values or {}).items())):
+        said = words(value)
+        if said and said == words(name) and len("".join(said)) >= 2 and not "".join(said).isdigit():
+            return "{{" + param + "}}"
+    return name
 
 
 TYPE_TO_CREATE = frozenset({"option", "menuitem", "menuitemcheckbox", "menuitemradio"})
@@ -195,14 +202,13 @@ def tie_typed(target: Mapping[str, Any], values: Mapping[str, str]) -> Mapping[s
     its name is the parameter's (`Add "{{tags}}"`), so a run with another
     value picks the option that value made instead of halting half way.
     The most recent value wins; anything else is left as recorded."""
-    if str(target.get("role") or "") not in TYPE_TO_CREATE:
+    if str(target.get("role") or "") not in TYPE_TO_CREATE or not values:
         return target
-    for param, value in reversed(list(values.items())):
-        if len(value.strip()) < 2:
-            continue
-        typed = re.compile(r"(?<!\w)" + re.escape(value.strip()) + r"(?!\w)")
-        if not typed.search(str(target.get("name") or "")):
-            continue
+    param, value = list(values.items())[-1]  # the value typed last: into the list this option is of
+    if len(value.strip()) < 3:
+        return target
+    typed = re.compile(r"(?<!\w)" + re.escape(value.strip()) + r"(?!\w)")
+    if typed.search(str(target.get("name") or "")):
         out = dict(target)
         for key in ("name", "text"):
             if isinstance(out.get(key), str):
@@ -293,7 +299,7 @@ def evidence(target: Mapping[str, Any], values: Mapping[str, str] | None = None)
         "href": _href(target),
         "container": container_evidence(target),
         "item": item_evidence(target, values),
-        "heading": _clean(target.get("heading")),  # a field nothing names is known by the heading above it
+        "heading": tied(h, values) if (h := _clean(target.get("heading"))) else None,  # a field nothing names
         "editable": True if editor else None,
         "classes": class_evidence(target),
         "icon": icon_evidence(target),
@@ -314,11 +320,14 @@ def build_anchor(
     the parameters typed so far (name → value), which a record's name may be."""
     fp = _valid_fp(frame_fp) or (fingerprint(frame_png) if frame_png else None)
     expect = evidence(target, values)
+    # the heading above a field nothing names may be the record's own name, typed earlier: the parameter's
+    locators = [Locator("heading", value=tied(str(loc.value), values)) if loc.by == "heading" else loc
+                for loc in ladder(target)]
     return Anchor(
         page=page,
         frame_url=mask_url(str(target.get("frame_url") or ""))[0] or None,
         describe=describe(dict(target)) + on_item(expect),
-        locators=with_item_locator(ladder(target), expect),
+        locators=with_item_locator(locators, expect),
         expect=expect,
         geometry=geometry(target, viewport),
         fingerprint=fp,

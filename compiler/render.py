@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -58,12 +59,21 @@ def _host_list(scope: list[str]) -> str:
 def description(display: str, proc: Built) -> str:
     text = (
         f"{display}: a task taught by demonstration on {_host_list(proc.plan.scope)}, "
-        f"from {_plain(proc.first_title)} to {_plain(proc.last_title)}. "
+        f"{_span(proc, _plain)}. "
         f"Use when the user asks to {display[0].lower() + display[1:]} there again; "
         f"it replays {len(proc.steps)} recorded steps"
         + (" and asks the user for secrets before acting." if proc.plan.secrets else ".")
     )
     return text.replace("---", "—")[:1024]
+
+
+def _span(proc: Built, quote: Callable[[str | None], str]) -> str:
+    """Where the task went: "from “Sign in” to “Report submitted”"; one
+    title only when both are the same (a single-page app whose title is
+    the app's own name: "in “Tracker”", not "from “Tracker” to “Tracker”")."""
+    if proc.first_title and proc.first_title == proc.last_title:
+        return f"in {quote(proc.first_title)}"
+    return f"from {quote(proc.first_title)} to {quote(proc.last_title)}"
 
 
 def _plain(title: str | None) -> str:
@@ -144,7 +154,7 @@ def skill_body(display: str, date: str, proc: Built) -> str:
         f"# {md_escape(display)}",
         "",
         f"Taught by demonstration on {date}: {len(proc.steps)} steps on "
-        f"{_host_list(proc.plan.scope)}, from {_q(proc.first_title)} to {_q(proc.last_title)}. "
+        f"{_host_list(proc.plan.scope)}, {_span(proc, _q)}. "
         "Follow the steps in order; each names its target (with its anchor in "
         "`references/anchors.json`) and what the page shows after it. Stop and ask "
         "whenever a check fails.",

@@ -275,9 +275,10 @@
   // An inline SVG icon's own drawing (Material, Lucide, Heroicons draw each
   // icon as paths, with the same classes on every icon): a short hash of its
   // shapes, so the pen is not the bin.
+  const SHAPE_ATTRS = ["d", "points", "cx", "cy", "r", "rx", "ry", "x", "y", "width", "height", "x1", "y1", "x2", "y2"];
   const drawing = (svg) => {
-    const shapes = Array.from(svg.querySelectorAll("path, polygon, polyline")).slice(0, 12)
-      .map((n) => n.getAttribute("d") || n.getAttribute("points") || "").join("|");
+    const shapes = Array.from(svg.querySelectorAll("path, polygon, polyline, circle, ellipse, rect, line")).slice(0, 12)
+      .map((n) => n.tagName + ":" + SHAPE_ATTRS.map((a) => n.getAttribute(a) || "").join(",")).join("|");
     if (!shapes) return null;
     let h = 0x811c9dc5;
     for (let i = 0; i < shapes.length; i += 1) { h ^= shapes.charCodeAt(i); h = Math.imul(h, 0x01000193) >>> 0; }
@@ -488,35 +489,46 @@
   // so a card with no ARIA role counts; null when the control does not repeat.
   const ITEM_DEPTH = 8;
   const ITEM_BOUNDS = new Set(["dialog", "alertdialog", "navigation", "main", "banner", "contentinfo",
-    "complementary", "region", "search", "menu", "menubar", "listbox", "tablist", "tree", "toolbar", "radiogroup"]);
+    "complementary", "search", "menu", "menubar", "listbox", "tablist", "tree", "radiogroup"]);
   const SKIP_TEXT = "button, [role=button], input, select, textarea, script, style, svg, [contenteditable]";
-  const alike = (a, b) => a.tagName === b.tagName && implicitRole(a) === implicitRole(b)
-    && norm(accessibleName(a)) === norm(accessibleName(b))
-    && (a.getAttribute("type") || "") === (b.getAttribute("type") || "");
+  const KIN_MAX = 200;  // records compared (a longer list is judged on its first ones)
+  const signature = (el) => [el.tagName, implicitRole(el), norm(accessibleName(el)), el.getAttribute("type") || ""]
+    .join("\u0001");
+  const shown = (node) => (node.checkVisibility ? node.checkVisibility({ visibilityProperty: true }) : !hidden(node));
   const firstText = (node) => {
     const walk = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
     for (let t = walk.nextNode(); t; t = walk.nextNode()) {
       const text = norm(t.data);
-      if (text && !t.parentElement.closest(SKIP_TEXT) && !hidden(t.parentElement)) return text;
+      if (text && t.parentElement && !t.parentElement.closest(SKIP_TEXT) && shown(t.parentElement)) return text;
     }
     return null;
   };
+  // A record's own name: its heading, its label or title, its link's text,
+  // else its first text. A number alone (a row's position, an id) names no record.
   const itemName = (node, el) => {
-    const heading = Array.from(node.querySelectorAll("h1, h2, h3, h4, h5, h6, [role=heading]"))
-      .find((h) => !h.contains(el) && domText(h));
+    const own = (sel) => Array.from(node.querySelectorAll(sel)).find((n) => !n.contains(el) && shown(n) && domText(n));
+    const heading = own("h1, h2, h3, h4, h5, h6, [role=heading]");
+    const link = heading ? null : own("a[href]");
     const name = heading ? domText(heading)
-      : norm(node.getAttribute("aria-label") || node.getAttribute("title") || "") || firstText(node);
-    return name ? name.slice(0, 80) : null;
+      : norm(node.getAttribute("aria-label") || node.getAttribute("title") || "") || (link ? domText(link) : firstText(node));
+    return name && !/^[\d\s.,:;#/()+-]*$/.test(name) ? name.slice(0, 80) : null;
   };
   const itemOf = (el) => {
+    const mine = signature(el);
+    const likeMine = (s) => Array.from(s.getElementsByTagName(el.tagName)).slice(0, 50).some((o) => signature(o) === mine);
     let node = el.parentElement;
     for (let depth = 0; node && node.parentElement && node !== document.body && depth < ITEM_DEPTH;
          depth += 1, node = node.parentElement) {
       if (ITEM_BOUNDS.has(containerRole(node))) return null; // records do not reach past a landmark or dialog
-      const kin = Array.from(node.parentElement.children).filter((s) => s !== node && s.tagName === node.tagName);
-      if (!kin.some((s) => Array.from(s.getElementsByTagName(el.tagName)).some((o) => alike(o, el)))) continue;
+      const kin = Array.from(node.parentElement.children).filter((s) => s !== node && s.tagName === node.tagName)
+        .slice(0, KIN_MAX).filter(likeMine);
+      if (!kin.length) continue;
       const name = itemName(node, el);
-      if (!name) return null;
+      if (!name) continue;  // a cell of the row: the row may have the name
+      // a name another record shares tells nothing apart: no record, as before (a tie halts)
+      if (kin.some((s) => { const other = itemName(s, el); return other && norm(other).toLowerCase() === norm(name).toLowerCase(); })) {
+        return null;
+      }
       return { tag: node.tagName.toLowerCase(), name };
     }
     return null;

@@ -15,9 +15,13 @@ from npm that issue 43 asks for; it has the behaviour that fixture needs.)"""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import subprocess
+import sys
 import threading
 import uuid
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -239,3 +243,66 @@ class SpaApp:
                 return self._json(done) if done is not None else self._json({"error": "not found"}, 404)
 
         return Handler
+
+
+@contextlib.contextmanager
+def taught_on(base: Path, task: str, start: str, show: Callable[[Any], None],
+              built: Path | None = None) -> Iterator[tuple[dict[str, str], SpaApp]]:
+    """``task`` taught through ``teachd teach`` on an app started at
+    ``start`` (a route), the person's part played by ``show`` over the
+    recording browser's DevTools port; then (teachd's environment, the app)
+    while the app runs. ``base``: a folder of the test's own."""
+    from teachd.demo.sampleapp.judge import teachd_env
+    from teachd.teach.process import TeachProcess
+    from tests.programs import need
+
+    need("chromium")
+    (base / "home").mkdir(mode=0o700)
+    (base / "user").mkdir(exist_ok=True)
+    env = teachd_env(base / "home", base / "user")
+    with SpaApp(built=built) as app:
+        teach = TeachProcess(env, task, app.url + start, "--headless", "--no-os-input")
+        show(teach)
+        code, _out, err = teach.finish()
+        assert code == 0, err[-1500:]
+        yield env, app
+
+
+def exported(env: dict[str, str], slug: str) -> dict[str, Any]:
+    """The skill's files as ``teachd skills export --format json`` gives
+    them, its JSON ones read: ``steps`` and ``anchors``."""
+    shown = subprocess.run([sys.executable, "-m", "teachd", "skills", "export", slug, "--format", "json"],
+                           env=env, capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    files = json.loads(shown.stdout)["files"]
+    return {"steps": json.loads(files["references/steps.json"])["steps"],
+            "anchors": json.loads(files["references/anchors.json"])["anchors"]}
+
+
+def replay(env: dict[str, str], slug: str, *args: str) -> tuple[int, dict[str, Any], str]:
+    """``teachd run`` of ``slug`` as a person runs it: (exit, result, stderr)."""
+    from tests.drift_suite import replay_cli
+
+    return replay_cli(env, "--step-timeout", "4", *args, password=None, slug=slug)
+
+
+def check_cards_told_by_name(env: dict[str, str], app: SpaApp, slug: str) -> None:
+    """The cards task ("rename Bravo's card to Bravissimo, delete Charlie's")
+    on the same names under new ids, Bravo now second and Charlie first: a
+    position recorded for either icon points at another card. Judged by the
+    app's record of what was written."""
+    app.reseed(("Charlie", "Bravo", "Alpha"))
+    bravo, charlie = app.named("Bravo")[0]["id"], app.named("Charlie")[0]["id"]
+    code, out, err = replay(env, slug)
+    assert code == 0 and out["status"] == "success", (out.get("message"), err[-1500:])
+    assert app.names() == ["Bravissimo", "Alpha"]
+    assert app.writes == [("POST", f"/api/items/{bravo}/rename"), ("POST", f"/api/items/{charlie}/delete")]
+
+
+def check_cards_halt_without_bravo(env: dict[str, str], app: SpaApp, slug: str) -> None:
+    """The same task with no Bravo: halted before anything is written, naming the card."""
+    app.reseed(("Alpha", "Charlie", "Delta"))
+    code, out, err = replay(env, slug)
+    assert code == 1 and out["status"] == "failure", (out.get("message"), err[-1500:])
+    assert app.writes == [] and app.names() == ["Alpha", "Charlie", "Delta"]
+    assert "expected on the card 'Bravo'" in out["message"], out["message"]

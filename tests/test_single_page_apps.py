@@ -5,10 +5,8 @@ name instead of halting after it already created something (half a change)."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -88,7 +86,7 @@ TASK = "Add an item and describe another"
 SLUG = "taught-add-an-item-and-describe-another"
 
 
-def demonstrate(teach: Any, url: str) -> None:
+def demonstrate(teach: Any) -> None:
     """From the list (#/items): New item, a name, Create (a write, then the
     new record's route); back to Items; open Bravo by its link; a
     description, a note in the unlabelled editor under "Notes"; Save (a write)."""
@@ -121,21 +119,9 @@ def demonstrate(teach: Any, url: str) -> None:
 @pytest.fixture(scope="module")
 def taught_spa(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], Any]]:
     """(the teachd environment, the app) — the task taught once on the app as seeded."""
-    from teachd.demo.sampleapp.judge import teachd_env
-    from teachd.teach.process import TeachProcess
-    from tests.programs import need
-    from tests.spa_app import SpaApp
+    from tests.spa_app import taught_on
 
-    need("chromium")
-    base = tmp_path_factory.mktemp("spa")
-    (base / "home").mkdir(mode=0o700)
-    (base / "user").mkdir()
-    env = teachd_env(base / "home", base / "user")
-    with SpaApp() as app:
-        teach = TeachProcess(env, TASK, app.url + "/#/items", "--headless", "--no-os-input")
-        demonstrate(teach, app.url)
-        code, _out, err = teach.finish()
-        assert code == 0, err[-1500:]
+    with taught_on(tmp_path_factory.mktemp("spa"), TASK, "/#/items", demonstrate) as (env, app):
         assert [(i["description"], i["notes"]) for i in app.named("Bravo")] == [("Checked", "Call back")]
         assert app.named("Delta")
         yield env, app
@@ -147,15 +133,11 @@ def _replay(env: dict[str, str], *args: str) -> tuple[int, dict[str, Any], str]:
     return replay_cli(env, "--step-timeout", "3", *args, password=None, slug=SLUG)
 
 
-def test_the_taught_plan_names_each_route_as_its_page(taught_spa, tmp_path: Path) -> None:
-    import subprocess
-    import sys
+def test_the_taught_plan_names_each_route_as_its_page(taught_spa) -> None:
+    from tests.spa_app import exported
 
     env, _app = taught_spa
-    shown = subprocess.run([sys.executable, "-m", "teachd", "skills", "export", SLUG, "--format", "json"],
-                           env=env, capture_output=True, text=True, timeout=60)
-    assert shown.returncode == 0, shown.stderr
-    steps = json.loads(json.loads(shown.stdout)["files"]["references/steps.json"])["steps"]
+    steps = exported(env, SLUG)["steps"]
     patterns = [s["expect"]["url_pattern"] for s in steps if s.get("expect")]
     assert any(p.endswith("/#/items/*") for p in patterns), patterns  # Create led to the new record's page
     assert all("-" not in p.rsplit("/", 1)[-1] for p in patterns), patterns  # no record's id in a page
@@ -302,40 +284,18 @@ def demonstrate_cards(teach: Any) -> None:
 
 @pytest.fixture(scope="module")
 def taught_cards(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], Any]]:
-    from teachd.demo.sampleapp.judge import teachd_env
-    from teachd.teach.process import TeachProcess
-    from tests.programs import need
-    from tests.spa_app import SpaApp
+    from tests.spa_app import taught_on
 
-    need("chromium")
-    base = tmp_path_factory.mktemp("cards")
-    (base / "home").mkdir(mode=0o700)
-    (base / "user").mkdir()
-    env = teachd_env(base / "home", base / "user")
-    with SpaApp() as app:
-        teach = TeachProcess(env, CARDS_TASK, app.url + "/#/start", "--headless", "--no-os-input")
-        demonstrate_cards(teach)
-        code, _out, err = teach.finish()
-        assert code == 0, err[-1500:]
+    with taught_on(tmp_path_factory.mktemp("cards"), CARDS_TASK, "/#/start", demonstrate_cards) as (env, app):
         assert app.names() == ["Alpha", "Bravissimo"]
         yield env, app
 
 
-def _cards_replay(env: dict[str, str]) -> tuple[int, dict[str, Any], str]:
-    from tests.drift_suite import replay_cli
-
-    return replay_cli(env, "--step-timeout", "3", password=None, slug=CARDS_SLUG)
-
-
 def test_each_icon_is_recorded_with_the_card_it_was_on(taught_cards) -> None:
-    import subprocess
-    import sys
+    from tests.spa_app import exported
 
     env, _app = taught_cards
-    shown = subprocess.run([sys.executable, "-m", "teachd", "skills", "export", CARDS_SLUG, "--format", "json"],
-                           env=env, capture_output=True, text=True, timeout=60)
-    assert shown.returncode == 0, shown.stderr
-    anchors = json.loads(json.loads(shown.stdout)["files"]["references/anchors.json"])["anchors"]
+    anchors = exported(env, CARDS_SLUG)["anchors"]
     items = sorted(a["expect"]["item"]["name"] for a in anchors.values() if a["expect"].get("item"))
     assert items == ["Bravo", "Charlie"], items  # the two icons; the dialogs' buttons repeat nowhere
 
@@ -344,37 +304,24 @@ def test_a_slow_client_side_redirect_is_the_start_pages_doing_not_a_typed_addres
     """#/start sends itself to #/cards 2.5 s after it loads — longer than
     any clock window, on any machine: the browser's word (a replaced
     history entry) makes it step 1's redirect, not a second address typed."""
-    import subprocess
-    import sys
+    from tests.spa_app import exported
 
     env, _app = taught_cards
-    shown = subprocess.run([sys.executable, "-m", "teachd", "skills", "export", CARDS_SLUG, "--format", "json"],
-                           env=env, capture_output=True, text=True, timeout=60)
-    assert shown.returncode == 0, shown.stderr
-    steps = json.loads(json.loads(shown.stdout)["files"]["references/steps.json"])["steps"]
+    steps = exported(env, CARDS_SLUG)["steps"]
     assert [s["action"] for s in steps] == ["goto", "click", "type", "click", "click", "click"], steps
     assert steps[0]["url"].endswith("/#/start") and steps[0]["expect"]["url_pattern"].endswith("/#/cards")
 
 
 def test_cards_in_another_order_under_new_ids_are_told_by_their_names(taught_cards) -> None:
-    """Bravo is now second and Charlie first: a position recorded for either
-    icon points at another card (Alpha's delete sits where Charlie's was)."""
-    env, app = taught_cards
-    app.reseed(("Charlie", "Bravo", "Alpha"))
-    bravo, charlie = app.named("Bravo")[0]["id"], app.named("Charlie")[0]["id"]
-    code, out, err = _cards_replay(env)
-    assert code == 0 and out["status"] == "success", (out.get("message"), err[-1500:])
-    assert app.names() == ["Bravissimo", "Alpha"]
-    assert app.writes == [("POST", f"/api/items/{bravo}/rename"), ("POST", f"/api/items/{charlie}/delete")]
+    from tests.spa_app import check_cards_told_by_name
+
+    check_cards_told_by_name(*taught_cards, CARDS_SLUG)
 
 
 def test_without_the_demonstrated_card_the_run_halts_before_any_write_naming_the_card(taught_cards) -> None:
-    env, app = taught_cards
-    app.reseed(("Alpha", "Charlie", "Delta"))
-    code, out, err = _cards_replay(env)
-    assert code == 1 and out["status"] == "failure", (out.get("message"), err[-1500:])
-    assert app.writes == [] and app.names() == ["Alpha", "Charlie", "Delta"]
-    assert "expected on the card 'Bravo'" in out["message"], out["message"]
+    from tests.spa_app import check_cards_halt_without_bravo
+
+    check_cards_halt_without_bravo(*taught_cards, CARDS_SLUG)
 
 
 def test_a_card_the_run_made_under_a_parameter_is_looked_for_by_this_runs_value() -> None:
@@ -431,31 +378,83 @@ def test_the_same_demonstration_compiles_to_the_same_plan_on_a_loaded_machine(ta
     import subprocess
     import sys
 
-    from teachd.demo.sampleapp.judge import teachd_env
-    from teachd.teach.process import TeachProcess
-    from tests.spa_app import SpaApp
+    from tests.spa_app import exported, taught_on
 
     def plan(env: dict[str, str]) -> list[tuple[Any, ...]]:
-        shown = subprocess.run([sys.executable, "-m", "teachd", "skills", "export", CARDS_SLUG, "--format", "json"],
-                               env=env, capture_output=True, text=True, timeout=60)
-        assert shown.returncode == 0, shown.stderr
-        steps = json.loads(json.loads(shown.stdout)["files"]["references/steps.json"])["steps"]
         port = re.compile(r"127\.0\.0\.1:\d+")
         return [(s["action"], port.sub("app", s.get("page") or s.get("url") or ""), s.get("describe"),
-                 port.sub("app", (s.get("expect") or {}).get("url_pattern") or "")) for s in steps]
+                 port.sub("app", (s.get("expect") or {}).get("url_pattern") or ""))
+                for s in exported(env, CARDS_SLUG)["steps"]]
 
     quiet_env, _app = taught_cards
-    (tmp_path / "home").mkdir(mode=0o700)
-    env = teachd_env(tmp_path / "home", tmp_path)
     burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
     try:
-        with SpaApp() as app:
-            teach = TeachProcess(env, CARDS_TASK, app.url + "/#/start", "--headless", "--no-os-input")
-            demonstrate_cards(teach)
-            code, _out, err = teach.finish()
+        with taught_on(tmp_path, CARDS_TASK, "/#/start", demonstrate_cards) as (env, _loaded):
+            pass
     finally:
         for b in burners:
             b.kill()
             b.wait()
-    assert code == 0, err[-1500:]
     assert plan(env) == plan(quiet_env)
+
+
+ROWS = """<!doctype html><main><h1>Invoices</h1><table><tbody>
+<tr><td>1</td><td><a href="/i/a">Acme</a></td><td><button>Delete</button></td></tr>
+<tr><td>2</td><td><a href="/i/b">Birch</a></td><td><button>Delete</button></td></tr>
+<tr><td>3</td><td><a href="/i/c">Birch</a></td><td><button>Delete</button></td></tr></tbody></table>
+<div class="cards"><div class="card"><span class="tip" style="display:none">secret tip</span><p>Alpha</p>
+<span><button aria-label=""><svg><circle cx="8" cy="8" r="4"/></svg></button></span>
+<span><button aria-label=""><svg><rect x="2" y="2" width="12" height="12"/></svg></button></span></div>
+<div class="card"><p>Bravo</p><span><button aria-label=""><svg><circle cx="8" cy="8" r="4"/></svg></button></span>
+<span><button aria-label=""><svg><rect x="2" y="2" width="12" height="12"/></svg></button></span></div></div>
+</main>"""
+
+
+def test_a_record_is_named_by_its_link_or_text_never_by_a_row_number_a_hidden_tip_or_a_shared_name(pw) -> None:
+    """The row's number (its place) names nothing; where two records share a
+    name, none is recorded (the tie halts, as before); a card's name skips
+    text nobody sees; icon buttons in cells of their own still find their
+    card; a circle is not a square."""
+    from recorder.browser import CAPTURE_JS, chromium_path, launch_args
+
+    browser = pw.chromium.launch(executable_path=chromium_path(None, headless=True), args=launch_args(None))
+    try:
+        page = browser.new_page()
+        page.add_init_script(path=str(CAPTURE_JS))
+        page.route("http://rows.test/", lambda route: route.fulfill(body=ROWS, content_type="text/html"))
+        page.goto("http://rows.test/")
+        items = page.eval_on_selector_all("button", "els => els.map((el) => window.__teachdDescribe(el).item)")
+        icons = page.eval_on_selector_all(".card button",
+                                          "els => els.map((el) => window.__teachdDescribe(el).icon.symbol)")
+    finally:
+        browser.close()
+    assert items[0] == {"tag": "tr", "name": "Acme"}  # its link, not "1"
+    assert items[1] is None and items[2] is None  # two records named Birch: nothing tells them apart
+    assert items[3] == items[4] == {"tag": "div", "name": "Alpha"}  # not the hidden "secret tip"
+    assert items[5] == items[6] == {"tag": "div", "name": "Bravo"}
+    assert icons[0] == icons[2] != icons[1] == icons[3]  # the same drawing on each card; another between
+
+
+def test_a_field_known_by_a_heading_the_run_typed_is_looked_for_under_this_runs_value() -> None:
+    """A record's own page titled with the name typed when creating it: the
+    field nothing names sits under that heading, so it is the parameter's."""
+    from compiler.anchors import build_anchor
+    from teachd.runner.locate import _as_evidence
+
+    notes = {"tag": "textarea", "role": "textbox", "name": "", "heading": "Delta", "css": "main > textarea"}
+    anchor = build_anchor(notes, "http://h:1/#/items/1", None, {}, None, {"name": "Delta"})
+    assert anchor.expect["heading"] == "{{name}}"
+    assert [loc.value for loc in anchor.locators if loc.by == "heading"] == ["{{name}}"]
+    filled = _as_evidence(anchor, {"name": "Echo"})
+    assert filled.expect["heading"] == "Echo" and [loc.value for loc in filled.locators if loc.by == "heading"] == ["Echo"]
+
+
+def test_a_task_that_begins_and_ends_under_one_title_is_described_by_it_once() -> None:
+    from types import SimpleNamespace
+
+    from compiler.render import _plain, _span
+
+    same = SimpleNamespace(first_title="Tracker", last_title="Tracker")
+    assert _span(same, _plain) == "in “Tracker”"  # a single-page app's own name, not "from “Tracker” to “Tracker”"
+    moved = SimpleNamespace(first_title="Sign in", last_title="Report submitted")
+    assert _span(moved, _plain) == "from “Sign in” to “Report submitted”"

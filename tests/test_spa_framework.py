@@ -9,10 +9,7 @@ the entry point moved. Judged by the app's own record of what it saved."""
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -61,21 +58,9 @@ def demonstrate(teach: Any) -> None:
 
 @pytest.fixture(scope="module")
 def taught(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], Any]]:
-    from teachd.demo.sampleapp.judge import teachd_env
-    from teachd.teach.process import TeachProcess
-    from tests.programs import need
-    from tests.spa_app import BUILT, SpaApp
+    from tests.spa_app import BUILT, taught_on
 
-    need("chromium")
-    base = tmp_path_factory.mktemp("react")
-    (base / "home").mkdir(mode=0o700)
-    (base / "user").mkdir()
-    env = teachd_env(base / "home", base / "user")
-    with SpaApp(built=BUILT) as app:
-        teach = TeachProcess(env, TASK, app.url + "/#/", "--headless", "--no-os-input")
-        demonstrate(teach)
-        code, _out, err = teach.finish()
-        assert code == 0, err[-1500:]
+    with taught_on(tmp_path_factory.mktemp("react"), TASK, "/#/", demonstrate, BUILT) as (env, app):
         assert _saved(app) == EXPECTED
         yield env, app
 
@@ -94,16 +79,11 @@ def _replay(env: dict[str, str], *args: str) -> tuple[int, dict[str, Any], str]:
     return replay_cli(env, "--step-timeout", "4", *args, password=None, slug=SLUG)
 
 
-def _steps(env: dict[str, str]) -> list[dict[str, Any]]:
-    shown = subprocess.run([sys.executable, "-m", "teachd", "skills", "export", SLUG, "--format", "json"],
-                           env=env, capture_output=True, text=True, timeout=60)
-    assert shown.returncode == 0, shown.stderr
-    return list(json.loads(json.loads(shown.stdout)["files"]["references/steps.json"])["steps"])
-
-
 def test_the_plan_has_the_apps_routes_its_fields_named_by_people_and_no_typed_redirect(taught) -> None:
+    from tests.spa_app import exported
+
     env, _app = taught
-    steps = _steps(env)
+    steps = exported(env, SLUG)["steps"]
     assert [s["action"] for s in steps].count("goto") == 1, steps  # the 2.5 s redirect is step 1's
     assert steps[0]["expect"]["url_pattern"].endswith("/#/items")
     assert sorted(s["param"] for s in steps if s.get("param")) == ["description", "name", "new_name", "tags"]
@@ -164,61 +144,43 @@ def taught_cards(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dic
     """On #/cards: Bravo's edit icon, a new name, Rename (a write); Charlie's
     delete icon, Delete (a write). MUI draws each icon as an inline SVG with
     the same classes; the cards are plain <div>s."""
-    from playwright.sync_api import sync_playwright
+    from tests.spa_app import BUILT, taught_on
 
-    from teachd.demo.sampleapp.judge import teachd_env
-    from teachd.demo.sampleapp.script import Person
-    from teachd.teach.process import TeachProcess
-    from tests.programs import need
-    from tests.spa_app import BUILT, SpaApp
-
-    need("chromium")
-    base = tmp_path_factory.mktemp("react-cards")
-    (base / "home").mkdir(mode=0o700)
-    (base / "user").mkdir()
-    env = teachd_env(base / "home", base / "user")
-    with SpaApp(built=BUILT) as app:
-        teach = TeachProcess(env, CARDS_TASK, app.url + "/#/cards", "--headless", "--no-os-input")
-        with sync_playwright() as pw:
-            context = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{teach.cdp_port}").contexts[0]
-            person = Person(context.pages[0], 0.0)
-            page = person.page
-            card = page.locator(".MuiCard-root", has_text="Bravo")
-            card.locator("button").first.click()  # the edit icon
-            person.type_into(page.get_by_label("Card name"), "Bravissimo", replace=True)
-            page.get_by_role("button", name="Rename").click()
-            page.locator(".MuiCard-root", has_text="Bravissimo").wait_for()
-            page.locator(".MuiCard-root", has_text="Charlie").locator("button").last.click()  # delete
-            page.get_by_role("button", name="Delete").click()
-            page.locator(".MuiCard-root", has_text="Charlie").wait_for(state="detached")
-            teach.wait_for(lambda evs: sum(e["type"] == "click" for e in evs) >= 4)
-            for p in context.pages:
-                p.close()
-        code, _out, err = teach.finish()
-        assert code == 0, err[-1500:]
+    with taught_on(tmp_path_factory.mktemp("react-cards"), CARDS_TASK, "/#/cards", demonstrate_cards,
+                   BUILT) as (env, app):
         assert app.names() == ["Alpha", "Bravissimo"]
         yield env, app
 
 
-def _cards_replay(env: dict[str, str]) -> tuple[int, dict[str, Any], str]:
-    from tests.drift_suite import replay_cli
+def demonstrate_cards(teach: Any) -> None:
+    from playwright.sync_api import sync_playwright
 
-    return replay_cli(env, "--step-timeout", "4", password=None, slug=CARDS_SLUG)
+    from teachd.demo.sampleapp.script import Person
+
+    with sync_playwright() as pw:
+        context = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{teach.cdp_port}").contexts[0]
+        person = Person(context.pages[0], 0.0)
+        page = person.page
+        card = page.locator(".MuiCard-root", has_text="Bravo")
+        card.locator("button").first.click()  # the edit icon
+        person.type_into(page.get_by_label("Card name"), "Bravissimo", replace=True)
+        page.get_by_role("button", name="Rename").click()
+        page.locator(".MuiCard-root", has_text="Bravissimo").wait_for()
+        page.locator(".MuiCard-root", has_text="Charlie").locator("button").last.click()  # delete
+        page.get_by_role("button", name="Delete").click()
+        page.locator(".MuiCard-root", has_text="Charlie").wait_for(state="detached")
+        teach.wait_for(lambda evs: sum(e["type"] == "click" for e in evs) >= 4)
+        for p in context.pages:
+            p.close()
 
 
 def test_mui_cards_in_another_order_are_told_by_their_names_and_their_icons(taught_cards) -> None:
-    env, app = taught_cards
-    app.reseed(("Charlie", "Bravo", "Alpha"))
-    bravo, charlie = app.named("Bravo")[0]["id"], app.named("Charlie")[0]["id"]
-    code, out, err = _cards_replay(env)
-    assert code == 0 and out["status"] == "success", (out.get("message"), err[-1500:])
-    assert app.names() == ["Bravissimo", "Alpha"]
-    assert app.writes == [("POST", f"/api/items/{bravo}/rename"), ("POST", f"/api/items/{charlie}/delete")]
+    from tests.spa_app import check_cards_told_by_name
+
+    check_cards_told_by_name(*taught_cards, CARDS_SLUG)
 
 
 def test_without_the_card_shown_the_mui_run_halts_before_any_write(taught_cards) -> None:
-    env, app = taught_cards
-    app.reseed(("Alpha", "Charlie"))
-    code, out, err = _cards_replay(env)
-    assert code == 1 and out["status"] == "failure", (out.get("message"), err[-1500:])
-    assert app.writes == [] and "expected on the card 'Bravo'" in out["message"], out["message"]
+    from tests.spa_app import check_cards_halt_without_bravo
+
+    check_cards_halt_without_bravo(*taught_cards, CARDS_SLUG)

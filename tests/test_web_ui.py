@@ -180,6 +180,26 @@ class UI:
         return asking
 
 
+# An MCP session's actions as sessions recorded them before they were numbered: no "n".
+AGENT_ACTIONS = [{"action": "click", "target": "the Reports link", "page": "http://127.0.0.1:1/", "status": "done"},
+                 {"action": "type", "target": "the Title field", "page": "http://127.0.0.1:1/new",
+                  "status": "refused", "detail": "outside the skill's scope"}]
+
+
+def test_an_agents_run_shows_each_of_its_actions_as_a_step_in_the_api_and_on_its_page(ui: UI, browser) -> None:
+    """An MCP session's run answered 500 (its actions had no step number):
+    the person could not see what an agent did on their computer."""
+    with ui.server.api() as api:
+        shown = api.get(f"/api/runs/{ui.agent}")
+    assert shown.status_code == 200, shown.text
+    assert [(s["n"], s["target"], s["status"]) for s in shown.json()["steps"]] == [
+        (1, "the Reports link", "done"), (2, "the Title field", "refused")]
+    page = logged_in(browser, ui.server, ui.login)
+    page.goto(f"{ui.server.url}/runs/{ui.agent}")
+    page.get_by_text("the Title field").first.wait_for()
+    assert "outside the skill" in page.content() and "Internal" not in page.content()
+
+
 @pytest.fixture(scope="module")
 def ui(taught_sample, tmp_path_factory: pytest.TempPathFactory) -> Iterator[UI]:
     env = copy_home(taught_sample, tmp_path_factory.mktemp("web-ui"))
@@ -202,7 +222,7 @@ def ui(taught_sample, tmp_path_factory: pytest.TempPathFactory) -> Iterator[UI]:
                                               _result(4, "halted", detail="the Sign in button was not found")]})
     runs.start(agent, {SLUG: version, "taught-other": 1, "taught-third": 2})
     runs.finish(agent, "success", {"origin": "MCP (claude-code)", "used": [SLUG], "message": "the agent ended",
-                                   "steps": []})
+                                   "steps": AGENT_ACTIONS})
     runs.start(live, {SLUG: version})
     runs.progress(live, {**base, "steps": [_result(1)]})
     server = serve({**env, "TEACHD_SECRET_PASSWORD": PASSWORD})

@@ -1,8 +1,19 @@
 """A run's statuses as the surfaces act on them (runner.run says when each
 is given): which runs tried, so a person's "did it work?" is open, and
-which halted at a step the person can show again (a repair)."""
+which halted at a step the person can show again (a repair), and a run's
+steps as they show them."""
 
 from __future__ import annotations
 
+from typing import Any
+
 TRIED = ("success", "unverified", "partial", "failure", "ended")  # "ended": an agent's MCP session
 REPAIRABLE = ("failure", "partial")  # halted at a step: before any write, or after some (a half change)
+
+
+def numbered(steps: Any) -> list[dict[str, Any]]:
+    """A run's recorded steps, each with its number ``n``: an MCP session
+    recorded before its actions were numbered has them in order (its run
+    page must show what the agent did, not fail on it)."""
+    rows = [s for s in steps or [] if isinstance(s, dict)]
+    return [s if isinstance(s.get("n"), int) else {**s, "n": i} for i, s in enumerate(rows, 1)]

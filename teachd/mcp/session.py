@@ -258,7 +258,7 @@ class McpRun:
             raise BadInput(f"{act.action} failed: {record['detail']}; nothing more was done") from None
         finally:
             with self._lock:
-                self.actions.append(record)
+                self.actions.append({"n": len(self.actions) + 1, **record})  # a step of the run page
 
     def _desktop_anchor(self, act: Act) -> tuple[Procedure, dict[str, Any]] | None:
         """A loaded taught skill's desktop anchor (``d1``…), when that is the target."""
@@ -320,7 +320,7 @@ class McpRun:
             raise
         finally:
             with self._lock:
-                self.actions.append(record)
+                self.actions.append({"n": len(self.actions) + 1, **record})  # a step of the run page
 
     def run_skill(self, b: Browser, slug: str, params: dict[str, str]) -> dict[str, Any]:
         """The replay executor on this session's browser: an ordinary recorded run."""

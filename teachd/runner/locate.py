@@ -384,14 +384,14 @@ def _as_evidence(version: Anchor, values: Mapping[str, str]) -> Anchor:
     created under ``{{title}}``). A copy: the skill's own anchor is not changed."""
     alone = any(loc.by == "role" and loc.unique for loc in version.locators)
     expect: dict[str, Any] = {**version.expect, NAMED_ALONE: alone}
-    for key in ("name", "text"):  # a type-to-create option: `Add "{{tags}}"`
+    for key in ("name", "text", "heading"):  # a type-to-create option: `Add "{{tags}}"`; a record's page
         if isinstance(expect.get(key), str):
             expect[key] = _filled(expect[key], values)
     item = expect.get("item")
     if isinstance(item, dict) and isinstance(item.get("name"), str):
         expect["item"] = {**item, "name": _filled(item["name"], values)}
     locators = [dataclasses.replace(loc, name=_filled(loc.name, values), value=_filled(loc.value, values))
-                if loc.by in ("role", "text", "item") else loc for loc in version.locators]
+                if loc.by in ("role", "text", "item", "heading") else loc for loc in version.locators]
     return dataclasses.replace(version, expect=expect, locators=locators)
 
 

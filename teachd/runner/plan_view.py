@@ -33,7 +33,7 @@ def with_values(text: str, proc: Procedure, params: Mapping[str, str]) -> str:
     skill's Markdown (``\\{\\{name\\}\\}``, the value escaped again): the plan
     and the step's result name what the replay looks for."""
     def value(m: re.Match[str]) -> str:
-        name = m.group(2)
+        name = m.group(2).replace("\\", "")  # new\_name in Markdown
         default = (proc.parameters.get(name) or {}).get("default")
         if name not in params and default is None:
             return m.group(0)
@@ -43,7 +43,7 @@ def with_values(text: str, proc: Procedure, params: Mapping[str, str]) -> str:
     return _PLACEHOLDER.sub(value, text)
 
 
-_PLACEHOLDER = re.compile(r"(\\)?\{\\?\{(\w+)\\?\}\\?\}")
+_PLACEHOLDER = re.compile(r"(\\)?\{\\?\{((?:\w|\\_)+)\\?\}\\?\}")
 
 
 def value_of(step: CompiledStep, proc: Procedure, params: Mapping[str, str],

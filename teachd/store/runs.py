@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from teachd.core.errors import NotFound
+from teachd.core.outcomes import numbered
 from teachd.store.db import Database, Transaction
 from teachd.store.processes import runner_id
 from teachd.store.skills import SkillStore
@@ -133,7 +134,7 @@ class RunStore:
         if not rows:
             return None
         detail = self._opened(rows[0])
-        steps = [dict(s) for s in detail.get("steps", [])]
+        steps = [dict(s) for s in numbered(detail.get("steps"))]
         for step in steps:
             if step.get("status") == "running":
                 step.update(status="aborted", detail=why)

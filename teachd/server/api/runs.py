@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from teachd.core.errors import BadInput, Conflict, NotFound
-from teachd.core.outcomes import TRIED
+from teachd.core.outcomes import TRIED, numbered
 from teachd.runner.feedback import OUTCOMES, UNDO_SECONDS, give_feedback, undo_feedback
 from teachd.server.api.common import body, daemon, text_field
 from teachd.server.state import Daemon
@@ -33,7 +33,7 @@ def run_view(d: Daemon, run: dict[str, Any]) -> dict[str, Any]:
     shots = d.runs.pictures_of(run_id)
     pictures = {n: {k: f"/api/runs/{run_id}/pictures/{n}/{k}" for k in _KINDS if (n, k) in shots}
                 for n in sorted({n for n, _k in shots})}
-    steps = [{**st, "pictures": pictures.get(int(st["n"]), {})} for st in run.get("steps") or []]
+    steps = [{**st, "pictures": pictures.get(int(st["n"]), {})} for st in numbered(run.get("steps"))]
     waiting = [p for p in d.approvals.pending() if p["run_id"] == run_id]
     secrets = [s for s in d.secrets.pending() if s.get("run_id") == run_id]
     return {**run, "steps": steps, "waiting": waiting, "secrets_waiting": secrets,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from teachd.core.outcomes import REPAIRABLE, TRIED
+from teachd.core.outcomes import REPAIRABLE, TRIED, numbered
 from teachd.runner.quoting import invisible
 
 QUOTED_MAX = 300  # characters of an agent's text shown at first; the rest folded, one click away
@@ -20,7 +20,8 @@ STATUS_CLASS = {"success": "ok", "unverified": "warn", "partial": "bad", "failur
                 "running": "run"}
 STATUS_WORDS = {"success": "succeeded", "unverified": "ran, not confirmed", "partial": "stopped half way",
                 "failure": "failed", "aborted": "stopped", "running": "running"}
-STEP_CLASS = {"ok": "ok", "halted": "bad", "running": "run", "skipped": "warn"}
+STEP_CLASS = {"ok": "ok", "halted": "bad", "running": "run", "skipped": "warn",
+              "done": "ok", "refused": "bad", "failed": "bad"}  # the last three: an agent's actions (MCP)
 STEP_WORDS = {"ok": "done", "halted": "halted", "running": "now", "skipped": "skipped"}
 
 
@@ -75,7 +76,7 @@ def secret_typing(view: dict[str, Any]) -> bool:
 def _steps(run: dict[str, Any], waiting: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The plan with each step's result (and the step a question waits on);
     a run with no plan recorded shows its results alone."""
-    results = {int(s["n"]): s for s in run.get("steps") or [] if isinstance(s, dict) and "n" in s}
+    results = {int(s["n"]): s for s in numbered(run.get("steps"))}
     asked = {int(p["step"]) for p in waiting if isinstance(p.get("step"), int)}
     rows: list[dict[str, Any]] = []
     planned = [s for s in run.get("plan") or [] if isinstance(s, dict) and "n" in s]
@@ -83,8 +84,9 @@ def _steps(run: dict[str, Any], waiting: list[dict[str, Any]]) -> list[dict[str,
         n = int(p["n"])
         rows.append({**p, "result": results.pop(n, None), "asked": n in asked})
     for n, r in sorted(results.items()):
-        rows.append({"n": n, "action": r.get("action", ""), "target": r.get("detail", ""), "page": None,
-                     "value": None, "secret": False, "result": r, "asked": n in asked})
+        # a result with no plan: an agent's action (its target and page), or an old run's detail
+        rows.append({"n": n, "action": r.get("action", ""), "target": r.get("target") or r.get("detail", ""),
+                     "page": r.get("page"), "value": None, "secret": False, "result": r, "asked": n in asked})
     return rows
 
 
@@ -108,7 +110,7 @@ def run_view(run: dict[str, Any], feedback: dict[str, str], use_only: set[str],
             if s not in used and s not in feedback]
     waiting = list(run.get("waiting") or waiting or [])
     steps = _steps(run, waiting)
-    halted = [s for s in run.get("steps") or [] if isinstance(s, dict) and s.get("status") == "halted"]
+    halted = [s for s in numbered(run.get("steps")) if s.get("status") == "halted"]
     repair = status in REPAIRABLE and bool(halted) and bool(run.get("slug")) \
         and run.get("slug") not in use_only
     return {**run, "status": status, "ended": ended, "status_class": STATUS_CLASS.get(status, ""),
