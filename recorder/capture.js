@@ -484,9 +484,9 @@
   // The record a repeated control belongs to: the row or card whose parent
   // holds another of its kind with the same control in it (a rename icon,
   // a "Delete" in every card). Where the control itself is the same in every
-  // record, the record tells them apart — by its own name: its heading, its
-  // title, else its first text outside any button. Found by the DOM's shape,
-  // so a card with no ARIA role counts; null when the control does not repeat.
+  // record, the record tells them apart — by its own name (``itemName``).
+  // Found by the DOM's shape, so a card with no ARIA role counts; null when
+  // the control does not repeat, or when another record has the same name.
   const ITEM_DEPTH = 8;
   const ITEM_BOUNDS = new Set(["dialog", "alertdialog", "navigation", "main", "banner", "contentinfo",
     "complementary", "search", "menu", "menubar", "listbox", "tablist", "tree", "radiogroup"]);

@@ -211,7 +211,7 @@ def _candidates(root: Page | Frame, ladder: list[Locator], known: list[Candidate
     with the evidence to judge it; and the page's mutation count before
     the first look. ``want``: the name of the record the target was on (a
     control that no longer repeats is then told by its nearest named
-    ancestor: capture.js ``itemOf``)."""
+    ancestor: capture.js ``nearestNamed``)."""
     by_identity: dict[int, Candidate] = {c.identity: c for c in known or []}
     ambiguous: list[str] = []
     mark: int | None = None
