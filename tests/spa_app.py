@@ -262,7 +262,12 @@ def taught_on(base: Path, task: str, start: str, show: Callable[[Any], None],
     env = teachd_env(base / "home", base / "user")
     with SpaApp(built=built) as app:
         teach = TeachProcess(env, task, app.url + start, "--headless", "--no-os-input")
-        show(teach)
+        try:
+            show(teach)
+        except BaseException:  # a demonstration that failed leaves no recorder (or its Chromium) behind
+            teach.proc.kill()
+            teach.proc.wait()
+            raise
         code, _out, err = teach.finish()
         assert code == 0, err[-1500:]
         yield env, app
