@@ -542,7 +542,8 @@
 
   // What a replay compares with the demonstration: cheap, no page-wide counts.
   // An editor's content is never evidence: its label is what it is known by.
-  // ``want``: the record the demonstrated control was on. A control that no
+  // ``want``: the record the demonstrated control was on — asked only then
+  // (a look for any other step pays nothing for it). A control that no
   // longer repeats (one card left, a widget redesigned) is then told by its
   // nearest ancestor with a name of its own — never by any ancestor that
   // happens to hold that name.
@@ -564,7 +565,7 @@
     for (const a of ["type", "href", "name"]) { const v = el.getAttribute(a); if (v !== null) attrs[a] = v; }
     const ev = { tag, role: implicitRole(el), name: accessibleName(el), text: field || editable ? null : domText(el),
                  label: field ? labelText(el) : editable ? fieldLabel(el).text : null, attrs, containers: containers(el),
-                 visible: visible(el), editable, icon: iconOf(el), item: itemOf(el) || (want ? nearestNamed(el) : null),
+                 visible: visible(el), editable, icon: iconOf(el), item: want ? itemOf(el) || nearestNamed(el) : null,
                  classes: editorClasses(el),
                  ident: el.__teachdId || (el.__teachdId = (window.__teachdSeq = (window.__teachdSeq || 0) + 1)) };
     if ((field || editable) && !ev.label && !ev.name) ev.heading = headingBefore(el);

@@ -311,3 +311,21 @@ def check_cards_halt_without_bravo(env: dict[str, str], app: SpaApp, slug: str) 
     assert code == 1 and out["status"] == "failure", (out.get("message"), err[-1500:])
     assert app.writes == [] and app.names() == ["Alpha", "Charlie", "Delta"]
     assert "expected on the card 'Bravo'" in out["message"], out["message"]
+
+
+@contextlib.contextmanager
+def person_at(teach: Any, clicks: int) -> Iterator[Any]:
+    """The person at ``teach``'s recording browser (over its DevTools port),
+    a ``Person`` of the sample's script; when they are done, the recorder
+    has written their ``clicks`` clicks (a person waits to see each land),
+    and every tab is closed — which ends the demonstration."""
+    from playwright.sync_api import sync_playwright
+
+    from teachd.demo.sampleapp.script import Person
+
+    with sync_playwright() as pw:
+        context = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{teach.cdp_port}").contexts[0]
+        yield Person(context.pages[0], 0.0)
+        teach.wait_for(lambda evs: sum(e["type"] == "click" for e in evs) >= clicks)
+        for page in context.pages:
+            page.close()

@@ -88,14 +88,9 @@ def demonstrate(teach: Any) -> None:
     """From the list (#/items): New item, a name, Create (a write, then the
     new record's route); back to Items; open Bravo by its link; a
     description, a note in the unlabelled editor under "Notes"; Save (a write)."""
-    from playwright.sync_api import sync_playwright
+    from tests.spa_app import person_at
 
-    from teachd.demo.sampleapp.script import Person
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{teach.cdp_port}")
-        context = browser.contexts[0]
-        person = Person(context.pages[0], 0.0)
+    with person_at(teach, clicks=6) as person:
         page = person.page
         page.wait_for_url(re.compile(r"#/items$"))
         page.get_by_role("button", name="New item").click()
@@ -109,9 +104,6 @@ def demonstrate(teach: Any) -> None:
         person.type_into(page.locator("textarea"), "Call back")
         page.get_by_role("button", name="Save").click()
         page.get_by_text("Saved").wait_for()
-        teach.wait_for(lambda evs: sum(e["type"] == "click" for e in evs) >= 6)
-        for p in context.pages:
-            p.close()
 
 
 @pytest.fixture(scope="module")
@@ -257,14 +249,9 @@ def demonstrate_cards(teach: Any) -> None:
     """On #/cards: Bravo's rename icon, a new name, Save (a write); then —
     once the page is back from under the dialog — Charlie's delete icon, and
     Delete in its dialog (a write)."""
-    from playwright.sync_api import sync_playwright
+    from tests.spa_app import person_at
 
-    from teachd.demo.sampleapp.script import Person
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{teach.cdp_port}")
-        context = browser.contexts[0]
-        person = Person(context.pages[0], 0.0)
+    with person_at(teach, clicks=4) as person:
         page = person.page
         page.wait_for_url(re.compile(r"#/cards$"))
         page.locator(".card", has_text="Bravo").locator(".rename").click()
@@ -275,9 +262,6 @@ def demonstrate_cards(teach: Any) -> None:
         page.locator(".card", has_text="Charlie").locator(".delete").click()
         page.get_by_role("button", name="Delete").click()
         page.locator(".card", has_text="Charlie").wait_for(state="detached")
-        teach.wait_for(lambda evs: sum(e["type"] == "click" for e in evs) >= 4)
-        for p in context.pages:
-            p.close()
 
 
 @pytest.fixture(scope="module")

@@ -24,14 +24,9 @@ def demonstrate(teach: Any) -> None:
     a name, a new tag made by typing it, Create (a write); back to Items;
     Bravo by its link; a description in the unlabelled editor; Save (a
     write); the header menu's Rename, a new name, Save name (a write)."""
-    from playwright.sync_api import sync_playwright
+    from tests.spa_app import person_at
 
-    from teachd.demo.sampleapp.script import Person
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{teach.cdp_port}")
-        context = browser.contexts[0]
-        person = Person(context.pages[0], 0.0)
+    with person_at(teach, clicks=10) as person:
         page = person.page
         page.wait_for_url(re.compile(r"#/items$"), timeout=15000)
         page.get_by_test_id("create-item-button").click()
@@ -51,9 +46,6 @@ def demonstrate(teach: Any) -> None:
         person.type_into(page.get_by_label("New name"), "Bravo 2", replace=True)
         page.get_by_role("button", name="Save name").click()
         page.get_by_role("heading", name="Bravo 2").wait_for()
-        teach.wait_for(lambda evs: sum(e["type"] == "click" for e in evs) >= 10)
-        for p in context.pages:
-            p.close()
 
 
 @pytest.fixture(scope="module")
@@ -153,13 +145,9 @@ def taught_cards(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dic
 
 
 def demonstrate_cards(teach: Any) -> None:
-    from playwright.sync_api import sync_playwright
+    from tests.spa_app import person_at
 
-    from teachd.demo.sampleapp.script import Person
-
-    with sync_playwright() as pw:
-        context = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{teach.cdp_port}").contexts[0]
-        person = Person(context.pages[0], 0.0)
+    with person_at(teach, clicks=4) as person:
         page = person.page
         card = page.locator(".MuiCard-root", has_text="Bravo")
         card.locator("button").first.click()  # the edit icon
@@ -169,9 +157,6 @@ def demonstrate_cards(teach: Any) -> None:
         page.locator(".MuiCard-root", has_text="Charlie").locator("button").last.click()  # delete
         page.get_by_role("button", name="Delete").click()
         page.locator(".MuiCard-root", has_text="Charlie").wait_for(state="detached")
-        teach.wait_for(lambda evs: sum(e["type"] == "click" for e in evs) >= 4)
-        for p in context.pages:
-            p.close()
 
 
 def test_mui_cards_in_another_order_are_told_by_their_names_and_their_icons(taught_cards) -> None:
