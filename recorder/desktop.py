@@ -30,6 +30,8 @@ NAMED_KEYS = {
 }
 MODIFIERS = {"ctrl", "ctrl_l", "ctrl_r", "alt", "alt_l", "alt_r", "alt_gr", "cmd", "cmd_l", "cmd_r"}
 SETTLED_READS = 10  # reads of a widget's text 50 ms apart, until two agree (the app catching up on keys)
+CATCH_UP_S = 3.0  # how long a widget that shows none of the last keys yet is read again (a busy app behind)
+TAIL_CHARS = 32  # the last keys typed, kept in memory only to tell that the widget has shown them
 WATCH_EVERY = 0.2  # seconds between looks at the focused window (its title is a step's effect)
 
 
@@ -119,6 +121,7 @@ class DesktopCapture:
         self._listeners: list[Any] = []
         self._frames = 0
         self._typing: Any = None  # the widget plain keys went to since the last flush
+        self._tail = ""  # the characters typed into it since its typing began or was last edited
         self._typing_class = ""  # its window's class
         self._secret: set[tuple[Any, ...]] = set()  # widgets marked secret with Ctrl+Alt+S
         self._stopped = threading.Event()
@@ -236,6 +239,7 @@ class DesktopCapture:
         """The text typed into the last widget, as it now reads (or masked),
         in ``slot`` when its place was taken already."""
         widget, self._typing = self._typing, None
+        tail, self._tail = self._tail, ""
         put = slot.fill if slot is not None else (lambda **fields: self.writer.put("os_input", **fields))
         if widget is None:
             if slot is not None:
@@ -243,7 +247,7 @@ class DesktopCapture:
             return
         fields: dict[str, Any] = {"target": self._target(widget), "window": mask_text(widget.window)[0],
                                   "window_class": self._typing_class}
-        value = None if self._is_secret(widget) else self._settled_text(widget)
+        value = None if self._is_secret(widget) else self._settled_text(widget, tail)
         if self._is_secret(widget) or (value is not None and looks_secret(value)):
             put(masked=True, **fields)
         elif value is not None:
@@ -251,16 +255,26 @@ class DesktopCapture:
         elif slot is not None:
             slot.drop()  # it can no longer be read (closed): nothing known is kept
 
-    def _settled_text(self, widget: Any) -> str | None:
+    def _settled_text(self, widget: Any, tail: str) -> str | None:
         """Its text once two reads 50 ms apart agree: the app may still be
-        handling the last keys when the person moves on."""
+        handling the last keys when the person moves on. Two reads that agree
+        on a text without the last keys typed (``tail``) show an app that has
+        not reached them yet — seen beside a loaded machine's other work: a
+        whole sentence recorded as an empty editor — so it is read again, for
+        up to ``CATCH_UP_S``. An app that changes what it is typed (capitals,
+        a number's separators) is taken as it reads once the time is up."""
         import time
 
+        def shows(text: str | None) -> bool:
+            return not tail or tail in (text or "")
+
         last = self._widget(lambda d: d.text(widget))
-        for _ in range(SETTLED_READS):
+        reads, deadline = 0, time.monotonic() + CATCH_UP_S
+        while reads < SETTLED_READS or (not shows(last) and time.monotonic() < deadline):
             time.sleep(0.05)
+            reads += 1
             now = self._widget(lambda d: d.text(widget))
-            if now == last:
+            if now == last and (shows(now) or time.monotonic() >= deadline):
                 break
             last = now
         return last
@@ -285,8 +299,12 @@ class DesktopCapture:
         shortcut = bool(self._mods & {"ctrl", "alt", "cmd"})
         if name not in NAMED_KEYS and not shortcut:
             self._typed()
+            char = " " if name == "space" else getattr(key, "char", None)
+            if self._typing is not None and char:
+                self._tail = (self._tail + char)[-TAIL_CHARS:]
             return
         if name in ("backspace", "delete", "left", "right", "home", "end") and self._typing is not None:
+            self._tail = ""  # the keys before an edit need not read as typed any more
             return  # editing the text being typed: its final value covers it
         typing = self._typing_slot()  # the typing, then the key, then what it opened: in that order
         win = self._key_window()

@@ -160,3 +160,63 @@ def test_a_shortcut_pressed_while_typing_is_recorded_in_the_typed_window_even_wh
     got = [(e["type"], e.get("key"), e.get("window"), e.get("value")) for e in events if e["type"].startswith("os_")]
     assert got == [("os_input", None, pad, "Call the bank"), ("os_key", "s", pad, None),
                    ("os_key", "a", "Save As", None)], got
+
+
+class BehindEditor(OneEditor):
+    """An editor on a loaded machine: its accessible text shows the typing
+    only from its ``behind``-th read on (the app has not reached the keys)."""
+
+    def __init__(self, editor: Any, text: str, behind: int) -> None:
+        super().__init__(editor, text)
+        self.behind, self.reads = behind, 0
+
+    def text(self, widget: Any) -> str:
+        self.reads += 1
+        return self.value if self.reads > self.behind else ""
+
+
+def _typed_then_enter(tmp_path: Path, app: Any, typed: str) -> list[dict[str, Any]]:
+    from types import SimpleNamespace
+
+    from recorder.desktop import DesktopCapture, Window
+    from recorder.writer import EventWriter
+
+    writer = EventWriter(tmp_path)
+    capture = DesktopCapture(writer, app, windows=LateFocus(Window("Untitled 1 - Mousepad", "mousepad mousepad", 7)))
+    for char in typed:
+        capture._on_press(SimpleNamespace(name="space") if char == " " else SimpleNamespace(char=char))
+    capture._on_press(SimpleNamespace(name="enter"))
+    writer.close()
+    return [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()
+            if json.loads(line)["type"] == "os_input"]
+
+
+def _editor() -> Any:
+    from recorder.a11y import Widget
+
+    pad = "Untitled 1 - Mousepad"
+    return Widget(role="text", name="", path=(("frame", pad),), states=frozenset({"editable"}), box=None,
+                  window=pad, app="mousepad", pid=7)
+
+
+def test_typing_an_app_has_not_shown_yet_is_read_again_until_it_does_not_recorded_empty(tmp_path: Path) -> None:
+    """Seen with four test workers beside `stress --cpu 2`: Mousepad had not
+    reached the keys when the person moved on, two reads 50 ms apart agreed
+    on an empty editor, and the skill typed nothing. The last keys typed must
+    show before a read counts as settled."""
+    app = BehindEditor(_editor(), "Call the bank", behind=12)  # past the ten quick reads
+    typed = _typed_then_enter(tmp_path, app, "Call the bank")
+    assert [e["value"] for e in typed] == ["Call the bank"], typed
+    assert app.reads > 12
+
+
+def test_an_app_that_rewrites_what_was_typed_is_recorded_as_it_reads_once_the_wait_is_up(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A field that shows "1,000" for the keys 1000 never holds them: after the
+    catch-up time its own text is the value, as before."""
+    import recorder.desktop
+
+    monkeypatch.setattr(recorder.desktop, "CATCH_UP_S", 0.6)
+    app = OneEditor(_editor(), "1,000")
+    typed = _typed_then_enter(tmp_path, app, "1000")
+    assert [e["value"] for e in typed] == ["1,000"], typed
