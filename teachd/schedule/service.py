@@ -28,7 +28,7 @@ from apscheduler.triggers.cron import CronTrigger
 
 from compiler.plan import Procedure
 from teachd.config import Settings
-from teachd.core.errors import NotFound, as_teachd_error
+from teachd.core.errors import NotFound, Unavailable, as_teachd_error
 from teachd.core.schedules import Spec, missed_note, trigger
 from teachd.runner.policy import RunPolicy, Who
 from teachd.runner.run import RunOptions, RunOutcome, open_chromium
@@ -108,8 +108,12 @@ class ScheduleService:
                     log.info("this daemon runs the scheduled jobs")
                 elif self.leading:
                     self.sync()
-            except Exception:  # a passing database error: try again at the next look
-                log.exception("the scheduler could not look at its schedules")
+            except Exception as exc:  # a passing database error: try again at the next look
+                away = exc if isinstance(exc, Unavailable) else as_teachd_error(exc)
+                if isinstance(away, Unavailable):  # the store is away (PostgreSQL restarting): one line
+                    log.warning("the scheduler could not look at its schedules: %s", away)
+                else:
+                    log.exception("the scheduler could not look at its schedules")
             self._nudge.wait(SYNC_EVERY)
             self._nudge.clear()
 

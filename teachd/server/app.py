@@ -48,9 +48,46 @@ def allowed_hosts(host: str, port: int) -> frozenset[str]:
     return frozenset(f"{n}:{port}" for n in names)
 
 
+class LazyMcp:
+    """The MCP server behind ``/mcp``, made when the first MCP request comes.
+    Importing the MCP SDK is a second of CPU at every daemon start (its
+    protocol types are pydantic models built on import), which a daemon that
+    only serves its pages and runs never needed. Made once, under a lock, in a
+    worker thread (the event loop keeps answering), and its session manager
+    then runs in the lifespan's task group until the daemon stops."""
+
+    def __init__(self, build: Any, tasks: Any) -> None:
+        import anyio
+
+        self._build, self._tasks, self._lock = build, tasks, anyio.Lock()
+        self.server: Any = None  # teachd.mcp.server.TeachdMCP, once made
+
+    async def made(self) -> Any:
+        import anyio
+
+        async with self._lock:
+            if self.server is None:
+                server = await anyio.to_thread.run_sync(self._build)
+                await self._tasks.start(self._serve, server)
+                self.server = server
+        return self.server
+
+    @staticmethod
+    async def _serve(server: Any, *, task_status: Any) -> None:
+        import anyio
+
+        async with server.session_manager.run():
+            task_status.started()
+            await anyio.sleep_forever()
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+
+
 class McpEndpoint:
     """``/mcp``: the MCP server as streamable HTTP (bearer token only, see the
-    guard); an ASGI app of its own, made by the lifespan.
+    guard); an ASGI app of its own, made on the first request (``LazyMcp``).
 
     The SDK binds a session to the principal that opened it: the person the
     guard found is handed to it as that principal, so another person's request
@@ -62,6 +99,7 @@ class McpEndpoint:
         from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
         from mcp.server.auth.provider import AccessToken
 
+        server = await scope["app"].state.mcp.made()
         person = str((scope.get("state") or {}).get("user") or "")
         scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=person, scopes=[], subject=person))
         statuses: list[int] = []
@@ -71,19 +109,18 @@ class McpEndpoint:
                 statuses.append(int(message["status"]))
             await send(message)
 
-        state = scope["app"].state
         session = next((v.decode("latin-1") for k, v in scope.get("headers") or []
                         if k == b"mcp-session-id"), "")
-        presence = state.mcp_server.presence
+        presence = server.presence
         if session:
             presence.opened((person, session), stream=scope["method"] == "GET")
         try:
-            await state.mcp(scope, receive, watched)
+            await server.streamable_http_asgi(scope, receive, watched)
         finally:
             if session:
                 presence.closed((person, session))
         if scope["method"] == "DELETE" and statuses and statuses[0] < 300:
-            await run_in_threadpool(state.mcp_server.end, person, session)
+            await run_in_threadpool(server.end, person, session)
 
 
 async def _error(request: Request, exc: Exception) -> Response:
@@ -101,20 +138,26 @@ def create_app(settings: Settings, host: str, port: int, login_code: str | None 
     base = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        import anyio
+
         d = Daemon.open(settings, sessions, code)
         app.state.daemon = d
-        mcp = d.mcp_server(allowed_hosts(host, port), base)
-        app.state.mcp, app.state.mcp_server = mcp.streamable_http_asgi, mcp
-        write_daemon_file(settings.home, base)  # where teachd mcp finds the secret page
-        d.schedules.start()  # runs the jobs if no other daemon on this store does
+        mcp: LazyMcp | None = None
         try:
-            async with mcp.session_manager.run():
-                yield
+            async with anyio.create_task_group() as tasks:  # the MCP session manager's, once made
+                mcp = app.state.mcp = LazyMcp(lambda: d.mcp_server(allowed_hosts(host, port), base), tasks)
+                write_daemon_file(settings.home, base)  # where teachd mcp finds the secret page
+                d.schedules.start()  # runs the jobs if no other daemon on this store does
+                try:
+                    yield
+                finally:
+                    tasks.cancel_scope.cancel()  # MCP sessions end before what they used is closed
         finally:
             remove_daemon_file(settings.home)
             d.approvals.close()  # questions still waiting are denied: nothing more happens on a page
             d.secrets.close()
-            mcp.close()
+            if mcp is not None:
+                mcp.close()
             d.close()
 
 
