@@ -43,10 +43,12 @@ LINT = $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/vulture && $(BIN)/vulture te
 lint: venv
 	$(LINT)
 
-# One worker a core: pytest 13 min on a quiet machine. Four (-n 4) take 12, but beside
-# `stress --cpu 2` a desktop recording read its editor's text too late (docs/testing.md): the suite
-# must hold on a busy machine first. `--dist loadgroup`: a module that builds its fixtures once runs
-# on one worker (tests/conftest.py marks it), instead of building them on each.
+# One worker a core. The suite is bound by its CPU (about 20 CPU-minutes: Chromium, Playwright's
+# driver, teachd's own processes), so more workers do not make it shorter: four took 14 min 29 s on
+# a quiet machine (78d3b62), two 13 min 40 s and 16 min 8 s (e3b8062, d8a3d1a). Four are green
+# beside `stress --cpu 2` too, since a desktop recording reads a typed widget until it shows the keys.
+# `--dist loadgroup`: a module that builds its fixtures once runs on one worker (tests/conftest.py
+# marks it), instead of building them on each.
 PYTEST_WORKERS := -n 2 --dist loadgroup
 
 # The real apps' own environments (Django LTS and newest, Wagtail old and new: tests/realapps.py,

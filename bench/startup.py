@@ -3,9 +3,11 @@
     .venv/bin/python bench/startup.py [--skills 1662] [--runs 7]
 
 Times ``teachd --help`` beside ``agentskills --help`` (the skills-ref
-package's CLI, from the test extras) as whole processes, and ``teachd skills
-manifest --json`` over a store holding N imported skills. Prints a table of
-medians.
+package's CLI, from the test extras) as whole processes, ``teachd skills
+manifest --json`` over a store holding N imported skills, and ``teachd serve``
+until it listens (its CPU time then, read from /proc: a daemon's start is
+paid by every test that starts one, and by a person after each restart).
+Prints a table of medians.
 """
 
 from __future__ import annotations
@@ -36,6 +38,33 @@ def timed(cmd: list[str], env: dict[str, str], runs: int) -> float:
     return statistics.median(times)
 
 
+def serve_start(env: dict[str, str], runs: int) -> tuple[float, float]:
+    """Median seconds until ``teachd serve`` accepts a connection, and the
+    CPU seconds it has used by then (its lifespan has run: store, scheduler)."""
+    import socket
+
+    times, cpus = [], []
+    for _ in range(runs):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        proc = subprocess.Popen([str(BIN / "teachd"), "serve", "--port", str(port)], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        t = time.perf_counter()
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            except OSError:
+                time.sleep(0.01)
+        times.append(time.perf_counter() - t)
+        fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        cpus.append((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
+        proc.terminate()
+        proc.wait(30)
+    return statistics.median(times), statistics.median(cpus)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--skills", type=int, default=1662)
@@ -53,6 +82,8 @@ def main() -> None:
             ("agentskills --help (reference)", timed([str(BIN / "agentskills"), "--help"], env, args.runs)),
             (f"teachd skills manifest --json ({args.skills} skills)",
              timed([str(BIN / "teachd"), "skills", "manifest", "--json"], env, args.runs))]
+    up, used = serve_start(env, args.runs)
+    rows += [("teachd serve, until it listens", up), ("teachd serve, CPU s by then", used)]
     print(f"{'command':<48} {'median s':>9}")
     for name, seconds in rows:
         print(f"{name:<48} {seconds:>9.3f}")
