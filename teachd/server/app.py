@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -38,6 +38,11 @@ from teachd.server.security import (
 )
 from teachd.server.state import Daemon
 
+if TYPE_CHECKING:
+    from anyio.abc import TaskGroup, TaskStatus
+
+    from teachd.mcp.server import TeachdMCP
+
 SCHEMA = SchemaGenerator({"openapi": "3.0.0", "info": {"title": "teachd", "version": __version__}})
 
 
@@ -56,13 +61,13 @@ class LazyMcp:
     worker thread (the event loop keeps answering), and its session manager
     then runs in the lifespan's task group until the daemon stops."""
 
-    def __init__(self, build: Any, tasks: Any) -> None:
+    def __init__(self, build: Callable[[], TeachdMCP], tasks: TaskGroup) -> None:
         import anyio
 
         self._build, self._tasks, self._lock = build, tasks, anyio.Lock()
-        self.server: Any = None  # teachd.mcp.server.TeachdMCP, once made
+        self.server: TeachdMCP | None = None  # once made
 
-    async def made(self) -> Any:
+    async def made(self) -> TeachdMCP:
         import anyio
 
         async with self._lock:
@@ -73,7 +78,7 @@ class LazyMcp:
         return self.server
 
     @staticmethod
-    async def _serve(server: Any, *, task_status: Any) -> None:
+    async def _serve(server: TeachdMCP, *, task_status: TaskStatus[None]) -> None:
         import anyio
 
         async with server.session_manager.run():
@@ -96,10 +101,10 @@ class McpEndpoint:
     at once; so does one whose client left without saying so (mcp/presence)."""
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        server = await scope["app"].state.mcp.made()  # first: the SDK is imported off the event loop
         from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
         from mcp.server.auth.provider import AccessToken
 
-        server = await scope["app"].state.mcp.made()
         person = str((scope.get("state") or {}).get("user") or "")
         scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=person, scopes=[], subject=person))
         statuses: list[int] = []
