@@ -70,6 +70,8 @@ class LazyMcp:
     async def made(self) -> TeachdMCP:
         import anyio
 
+        if self.server is not None:  # every request after the first: no lock to queue on
+            return self.server
         async with self._lock:
             if self.server is None:
                 server = await anyio.to_thread.run_sync(self._build)
