@@ -74,6 +74,8 @@ class App:
         self.published_at: float | None = None
         self.marks: list[str] = []  # counts still to be drawn when the editor was left
         self.show_body = True
+        self.added_after = 0.0  # seconds /added takes to answer (a slow server)
+        self.added_moved = False  # /added sends the browser elsewhere (the app's pages moved)
         handler = self._handler()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -116,7 +118,13 @@ class App:
                                "<aside><button type='button'>Add new collection to favourites</button></aside>"
                                + veil)
                 elif url.path == "/added":
+                    time.sleep(app.added_after)
+                    if app.added_moved:
+                        self._send("", 303, {"Location": "/elsewhere"})
+                        return
                     self._send("<!doctype html><title>Add collection</title><main><h1>Add collection</h1></main>")
+                elif url.path == "/elsewhere":
+                    self._send("<!doctype html><title>Elsewhere</title><main><h1>Not here</h1></main>")
                 elif url.path == "/mark":
                     app.marks.append(q.get("pending", ""))
                     self._send("ok")
@@ -338,8 +346,9 @@ def test_a_link_that_became_a_button_with_a_longer_name_is_followed_and_one_that
     assert page.url == f"{app.url}/added" and r.results[1].via == ["role~"]
     context.close()
     context, page = page_in(browser)
-    with pytest.raises(Halt, match="step 2: .*Add collection"):
-        replayer(context, page, add_collection_task(app, "shorter")).run()
+    with pytest.raises(Halt, match="step 2: .*Add collection"):  # not found in 3 s is not found in 10
+        Replayer(context, page, add_collection_task(app, "shorter"), Gate(Approve()), {}, lambda _n: "",
+                 step_timeout=3).run()
     assert page.url.endswith("/add?as=shorter")
 
 
@@ -351,6 +360,30 @@ def test_a_found_target_covered_for_a_moment_is_clicked_once_free_not_halted_at_
     and judged right."""
     context, page = page_in(browser)
     r = Replayer(context, page, add_collection_task(app, "link", busy=True), Gate(Approve()), {}, lambda _n: "",
+                 step_timeout=1)
+    r.run()
+    assert page.url == f"{app.url}/added" and [s.status for s in r.results] == ["ok", "ok"]
+    context.close()
+
+
+def test_a_page_that_arrived_elsewhere_halts_at_the_step_timeout_and_a_slow_server_is_waited_for(
+        app: App, browser: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A navigation may take its time (``NAV_TIMEOUT``) while its document
+    is on the way; once a page has loaded at another address, only the step
+    timeout is left for a client-side route to move it. Before, an app whose
+    pages moved halted a whole navigation's time after it was known."""
+    monkeypatch.setattr("teachd.runner.replay.NAV_TIMEOUT", 60.0)
+    context, page = page_in(browser)
+    app.added_moved = True
+    began = time.monotonic()
+    with pytest.raises(Halt, match=r"step 2: expected the page .*/added, but it is .*/elsewhere"):
+        Replayer(context, page, add_collection_task(app, "link"), Gate(Approve()), {}, lambda _n: "",
+                 step_timeout=1).run()
+    assert time.monotonic() - began < 30, "waited a navigation's time for a page already loaded elsewhere"
+    context.close()
+    app.added_moved, app.added_after = False, 3.0  # three step timeouts: the server is slow, the page is not elsewhere
+    context, page = page_in(browser)
+    r = Replayer(context, page, add_collection_task(app, "link"), Gate(Approve()), {}, lambda _n: "",
                  step_timeout=1)
     r.run()
     assert page.url == f"{app.url}/added" and [s.status for s in r.results] == ["ok", "ok"]

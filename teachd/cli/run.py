@@ -47,7 +47,8 @@ def secrets_from_user(settings: Settings) -> Callable[[str], str]:
 @click.option("--headless", is_flag=True, help="No visible window.")
 @click.option("--profile", help="Load only the skills this profile (config.yaml) binds.")
 @click.option("--step-timeout", type=click.FloatRange(min=0.1, max=600), default=10.0, show_default=True,
-              metavar="SECONDS", help="How long one step may look for its target before it halts.")
+              metavar="SECONDS", help="How long one step may look for its target, or wait on a page "
+                   "loaded at another address than the demonstration's, before it halts.")
 @click.option("--approval", type=click.Choice(["auto", "ask"]), default="auto", show_default=True,
               help="ask: every action asks unless a saved rule allows its tool; skills that "
                    "require approval always ask.")

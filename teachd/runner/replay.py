@@ -24,7 +24,7 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import Locator as PwLocator
 
 STEP_TIMEOUT = 10.0  # seconds a step may look for its target (teachd run --step-timeout)
+ARRIVE_SLICE = 0.5  # seconds between looks at whether a document is still on its way (Replayer._arrive)
 SHOWS_TIMEOUT = 5.0  # seconds the final page may take to show this run's values once it is there
 # The final page's visible text holds each value as whole words, case and spacing aside.
 _SHOWS = r"""needles => {
@@ -187,11 +188,31 @@ class Replayer:
         # Where the demonstration went somewhere new, the replay must too: a
         # page that merely still matches the pattern is not the next page.
         moved = bool(step.page and expect_.get("url") and step.page != expect_["url"])
-        try:
-            self.page.wait_for_url(lambda u: matches_pattern(u, pattern) and (not moved or u != before),
-                                   wait_until="domcontentloaded", timeout=NAV_TIMEOUT * 1000)
-        except PlaywrightTimeout:
-            raise Halt(f"step {n}: expected the page {pattern}, but it is {self.page.url}") from None
+        if not self._arrive(lambda u: matches_pattern(u, pattern) and (not moved or u != before),
+                            "domcontentloaded"):
+            raise Halt(f"step {n}: expected the page {pattern}, but it is {self.page.url}")
+
+    def _arrive(self, at: Callable[[str], bool], wait_until: Literal["commit", "domcontentloaded"]) -> bool:
+        """Whether the page reaches an address ``at`` accepts. A document on
+        its way gets a navigation's time (``NAV_TIMEOUT``: a slow server is
+        not a wrong page); a page that has arrived somewhere else gets the step
+        timeout after its last request (a client-side route may still move
+        it), so an app whose pages moved halts as soon as a missing target
+        would, not a navigation's time later."""
+        began = time.monotonic()
+        hard = began + NAV_TIMEOUT
+        while True:
+            now = time.monotonic()
+            limit = hard if self.traffic.loading() \
+                else min(hard, max(began, self.traffic.last) + self.step_timeout)
+            if now >= limit:
+                return False
+            try:  # in slices: whether a document is under way is heard between them
+                self.page.wait_for_url(at, wait_until=wait_until,
+                                       timeout=min(limit - now, ARRIVE_SLICE) * 1000)
+                return True
+            except PlaywrightTimeout:
+                continue
 
     def _value(self, step: PlanStep) -> str:
         """What the step types or chooses: the plan's own rule (plan_view.value_of), a secret's value."""
@@ -373,11 +394,9 @@ class Replayer:
         pattern = success.get("url_pattern")
         last_page = next((s.page for s in reversed(self.proc.steps) if s.page), "")
         if pattern:
-            try:  # the one rule for "this address is that page" (compiler.scope), as every step's wait
-                self.page.wait_for_url(lambda u: matches_pattern(u, pattern), wait_until="commit",
-                                       timeout=NAV_TIMEOUT * 1000)
-            except PlaywrightTimeout:
-                raise Halt(f"success check: the final page is {self.page.url}, expected {pattern}") from None
+            # the one rule for "this address is that page" (compiler.scope), as every step's wait
+            if not self._arrive(lambda u: matches_pattern(u, pattern), "commit"):
+                raise Halt(f"success check: the final page is {self.page.url}, expected {pattern}")
         shown = self._check_shows(success.get("shows") or [])
         title = success.get("title")
         self.verified = bool(shown or title or (pattern and not matches_pattern(last_page or "", pattern))

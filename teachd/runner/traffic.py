@@ -172,6 +172,10 @@ class Traffic:
     def under_way(self, since: float, documents: bool = True) -> bool:
         return any(t >= since and (documents or not doc) for t, doc, _save in self.pending.values())
 
+    def loading(self) -> bool:
+        """A document is under way in some frame: the page has not arrived yet."""
+        return any(doc for _t, doc, _save in self.pending.values())
+
     def saving(self) -> bool:
         """A fetch or XHR that writes is under way, started in the last
         ``RECENT + SAVE_MAX`` (one whose end was never heard, its tab closed,
