@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from teachd.runner.match import EXACT, GAINED, NONE, Candidate, agrees, choose, name_score
+from teachd.runner.match import EXACT, GAINED, NONE, Candidate, agrees, choose, name_score, what_changed
 
 LIST_FROM = {"role": "listbox", "name": "Available permissions", "id": "perm-from"}
 LIST_TO = {"role": "listbox", "name": "Chosen permissions", "id": "perm-to"}
@@ -271,3 +271,24 @@ def test_a_control_that_left_an_unnamed_table_for_a_section_of_the_same_page_is_
     assert agrees(named, moved, {"role"}).score == NONE
     in_a_form = {**expect, "container": {"role": "form", "name": "Billing"}}
     assert agrees(in_a_form, moved, {"role"}).score == NONE
+
+
+def test_a_changed_step_says_in_words_what_differs_and_what_still_agreed() -> None:
+    """The question a changed step asks carries its evidence: expected vs
+    found, and what vouched (run page, Approvals, the CLI prompt and MCP all
+    show the question's note)."""
+    form = {"role": "form", "name": "Report"}
+    expect = {"tag": "input", "role": "textbox", "name": "Amount", "label": "Amount", "container": form}
+    found = {"tag": "input", "role": "textbox", "name": "Total amount", "label": "Total amount",
+             "containers": [form]}
+    assert what_changed(expect, found, {"id", "role~"}) == (
+        "its name 'Amount' is now 'Total amount' — still the same: its id, the form 'Report'")
+    link = {"tag": "a", "role": "link", "name": "Add group", "href": "/groups/add", "container": {"role": "main"}}
+    button = {"tag": "button", "role": "button", "name": "Add group", "containers": [{"role": "main"}]}
+    assert what_changed(link, button, {"text~"}) == (
+        "it was a <a>, now a <button>; its role link is now button; it was found by a loosened name"
+        " — still the same: the main")
+    moved = {**found, "name": "Amount", "label": "Amount", "containers": [{"role": "dialog", "name": "Help"}]}
+    assert what_changed(expect, moved, {"test_id"}) == (
+        "it is in the dialog 'Help', expected in the form 'Report' — still the same: its test id")
+    assert what_changed(expect, {**found, "name": "Amount", "label": "Amount"}, {"role"}) == ""

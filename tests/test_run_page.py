@@ -5,6 +5,7 @@ again asking again. Every click and key the person makes is counted."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from teachd.demo.sampleapp import SampleApp
@@ -78,5 +79,61 @@ def test_a_28_step_run_from_its_form_finishes_after_one_answer_with_live_picture
             person.click(page.get_by_role("button", name="Deny"))
             page.wait_for_function("() => !document.querySelector('#cancel')", timeout=60_000)
             assert len(app.state.reports) == 1  # the denied run did nothing
+    finally:
+        s.stop()
+
+
+def _in_first_screen(page: Any, locator: Any) -> bool:
+    """On the page as it opens (not scrolled): the whole element is in view."""
+    page.evaluate("() => window.scrollTo(0, 0)")
+    box = locator.bounding_box()
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= page.viewport_size["height"]
+
+
+def test_on_a_phone_every_question_says_what_changed_with_its_answers_in_the_first_screen(taught, browser) -> None:
+    """A relabelled app (ids kept) at 390 px: the run's one question, then
+    a changed step asked again — each with its buttons in the first screen,
+    the changed one saying expected vs found in words; a halted run leads
+    with Show me this step, where it stopped, N of M."""
+    from teachd.demo.sampleapp import Variant
+    from tests.test_server import browser_login
+
+    env, port = taught
+    s = serve({**env, "TEACHD_SECRET_PASSWORD": PASSWORD})
+    try:
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        browser_login(page, s.login_url)
+        with SampleApp(password=PASSWORD, port=port, variant=Variant.named("changed_labels")), s.api() as api:
+            run_id = api.post("/api/runs", json={"slug": "taught-file-a-report-and-add-approvers"}).json()["run_id"]
+            page.goto(f"{s.url}/runs/{run_id}")
+            allow = page.get_by_role("button", name="Allow this run")
+            allow.wait_for(timeout=60_000)
+            assert _in_first_screen(page, allow)  # above the 28-step plan, not under it
+            page.goto(f"{s.url}/approvals")
+            allow = page.locator("#pending").get_by_role("button", name="Allow this run")
+            assert _in_first_screen(page, allow)
+            allow.click()
+            page.goto(f"{s.url}/runs/{run_id}")
+            question = page.locator(".question").filter(has_text="is now")
+            question.wait_for(timeout=60_000)
+            said = " ".join(question.inner_text().split())
+            assert "its name 'Amount' is now 'Total amount'" in said or "is now 'Merchant name'" in said, said
+            assert "still the same: its field name, its id" in said, said
+            assert _in_first_screen(page, question.get_by_role("button", name="Allow this step"))
+            now = " ".join(page.locator(".now-card").inner_text().split())
+            assert re.search(r"Waiting at step \d+ of 28", now), now
+            question.get_by_role("button", name="Deny").click()
+            page.get_by_role("button", name="Run again").wait_for(timeout=60_000)  # refused: nothing to show
+            assert page.get_by_role("button", name="Show me this step").count() == 0
+        with SampleApp(password=PASSWORD, port=port, variant=Variant.named("submit_removed")), s.api() as api:
+            run_id = api.post("/api/runs", json={"slug": "taught-file-a-report-and-add-approvers"}).json()["run_id"]
+            page.goto(f"{s.url}/runs/{run_id}")
+            page.get_by_role("button", name="Allow this run").click(timeout=60_000)
+            show_me = page.get_by_role("button", name="Show me this step")
+            show_me.wait_for(timeout=90_000)
+            now = " ".join(page.locator(".now-card").inner_text().split())
+            assert re.search(r"Stopped at step \d+ of 28", now), now
+            assert _in_first_screen(page, show_me)
+            assert page.get_by_role("button", name="Run again").count() == 1  # second, beside it
     finally:
         s.stop()

@@ -40,6 +40,7 @@ from teachd.runner.match import (
     as_taught,
     choose,
     names_of,
+    what_changed,
     words,
 )
 from teachd.runner.traffic import CLOCK
@@ -180,6 +181,7 @@ class Found:
     root: Page | Frame  # where it was found
     css: str | None  # a CSS selector naming it alone, when it has one
     as_taught: bool  # found exactly as demonstrated
+    changed: str = ""  # otherwise, how it differs from the demonstration, in words (match.what_changed)
 
     def look(self, js: str, arg: Any = None, timeout: float | None = None) -> Any:
         """``js`` evaluated on the target, the cheapest way it can be (teachd.runner.looks)."""
@@ -441,7 +443,9 @@ def resolve(page: Page, n: int, anchor: Anchor, step_timeout: float,
                 first = found[0][1].candidate  # the taught evidence's own pick, not a repair's
                 taught = first is not None and first.identity == choice.candidate.identity \
                     and as_taught(versions[0].expect, first.found, first.via)
-                return Found(_act_on(root, choice.candidate), choice, root, css, taught)
+                changed = "" if taught else what_changed(versions[0].expect, choice.candidate.found,
+                                                         choice.candidate.via)
+                return Found(_act_on(root, choice.candidate), choice, root, css, taught, changed)
             if remaining <= 0:
                 break
             if mark is None:  # nothing could be asked: the page is between documents

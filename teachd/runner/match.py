@@ -310,3 +310,38 @@ def as_taught(expect: Mapping[str, Any], found: Mapping[str, Any], via: set[str]
     if href and fhref and not same_link(expect, href, fhref):
         return False
     return agrees(expect, found, own).score == EXACT
+
+
+_KEPT = {"test_id": "its test id", "id": "its id", "attr:name": "its field name", "attr:value": "its value"}
+
+
+def what_changed(expect: Mapping[str, Any], found: Mapping[str, Any], via: set[str]) -> str:
+    """How a found element differs from the demonstrated one, and what
+    still agreed, in words ("its name 'Amount' is now 'Total amount'; still
+    the same: its id, the form 'Report'"): the evidence a person needs to
+    answer the question a changed step asks. Empty when nothing a person
+    would see differs."""
+    changed = []
+    want, got = names_of(expect), names_of(found)
+    if want and (not got or words(want[0]) != words(got[0])):
+        changed.append(f"its name {want[0]!r} is now {got[0]!r}" if got else f"its name {want[0]!r} is gone")
+    tag, ftag = str(expect.get("tag") or "").lower(), str(found.get("tag") or "").lower()
+    if tag and ftag and tag != ftag:
+        changed.append(f"it was a <{tag}>, now a <{ftag}>")
+    role, frole = expect.get("role"), found.get("role")
+    if role and frole and role != frole:
+        changed.append(f"its role {role} is now {frole}")
+    href, fhref = expect.get("href"), (found.get("attrs") or {}).get("href")
+    if href and fhref and not same_link(expect, href, fhref):
+        changed.append(f"it leads to {fhref}, it led to {href}")
+    place, why = container_agrees(expect.get("container"), found.get("containers") or [])
+    if place != AGREE:
+        changed.append(f"it {why}")
+    if via and all(label.endswith("~") for label in via):
+        changed.append("it was found by a loosened name")
+    if not changed:
+        return ""
+    kept = [_KEPT[label] for label in sorted(via & STRONG)]
+    if place == AGREE and expect.get("container"):
+        kept.append(_container_text(expect["container"]))
+    return "; ".join(changed) + (f" — still the same: {', '.join(kept)}" if kept else "")

@@ -141,15 +141,17 @@ class Replayer:
                        value=line.value if value is None else value)
 
     def _guard(self, n: int, what: str, url: str, planned: bool = True, step: PlanStep | None = None,
-               target: str | None = None, value: str | None = None) -> None:
+               target: str | None = None, value: str | None = None, changed: str = "") -> None:
         """``planned``: the step is acted on as the plan lists it (a ``run``
-        answer may cover it); a drifted or repaired match is not. ``step``:
+        answer may cover it); a drifted or repaired match is not, and its
+        question says what ``changed`` (expected vs found). ``step``:
         the step about to act, so the gate compares what it will do with the
         plan approved (``target``, ``value``: as this replay worked them out)."""
         outside = None if in_scope(url, self.proc.scope) else self._outside_words(url)
         asked, began = len(self.gate.log), time.monotonic()
+        differs = f"{self.scrubber.scrub(changed)}; " if changed else ""
         note = "" if planned else ("found, but not exactly as demonstrated (the page changed since): "
-                                   "asked again, outside any approval of the whole run")
+                                   f"{differs}asked again, outside any approval of the whole run")
         line = self._line(step, target, value) if step is not None else None
         act = Action("computer_act", what, url, n, planned=planned and not outside, note=note, shown=line)
         try:
@@ -375,7 +377,7 @@ class Replayer:
         hit = locate.resolve(self.page, n, anchor, self.step_timeout, self.values)
         # judged by the element's own frame: a cross-origin iframe on an in-scope page is not in scope
         self._guard(n, plain(f"{action} {step.describe or ''}".strip()), hit.location(self.page),
-                    planned=hit.as_taught, step=step)
+                    planned=hit.as_taught, step=step, changed=hit.changed)
         self._before(step, hit.target)
         self.actor.act(self.page, step, anchor, hit, self._next)
         return list(hit.choice.via)

@@ -90,6 +90,17 @@ def _steps(run: dict[str, Any], waiting: list[dict[str, Any]]) -> list[dict[str,
     return rows
 
 
+def _now(rows: list[dict[str, Any]], total: int | None, halted: int | None) -> dict[str, Any]:
+    """What a person looks for first on a run page: how far it got (N of M
+    done) and the step it is on, waits at, or stopped at, in words."""
+    done = sum(1 for r in rows if (r.get("result") or {}).get("status") == "ok")
+    at = next((r for r in rows if r.get("asked")), None) \
+        or next((r for r in rows if (r.get("result") or {}).get("status") in ("running", "halted")), None)
+    if at is None and halted is not None:
+        at = next((r for r in rows if r["n"] == halted), None)
+    return {"done": done, "of": total or len(rows) or None, "step": at}
+
+
 def run_view(run: dict[str, Any], feedback: dict[str, str], use_only: set[str],
              waiting: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """A run as the Runs list and the run page show it."""
@@ -113,9 +124,10 @@ def run_view(run: dict[str, Any], feedback: dict[str, str], use_only: set[str],
     halted = [s for s in numbered(run.get("steps")) if s.get("status") == "halted"]
     repair = status in REPAIRABLE and bool(halted) and bool(run.get("slug")) \
         and run.get("slug") not in use_only
+    total = len(run.get("plan") or []) or None
+    halted_step = int(halted[-1]["n"]) if repair else None
     return {**run, "status": status, "ended": ended, "status_class": STATUS_CLASS.get(status, ""),
             "status_words": "waiting for you" if waiting and not ended else STATUS_WORDS.get(status, status),
             "chips": chips, "more": more, "feedback_open": feedback_open, "waiting": waiting,
-            "rows": steps, "total": len(run.get("plan") or []) or None,
-            "halted_step": int(halted[-1]["n"]) if repair else None,
+            "rows": steps, "total": total, "halted_step": halted_step, "now": _now(steps, total, halted_step),
             "params": dict(run.get("params") or {}), "start_url": run.get("start_url") or ""}
