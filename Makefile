@@ -83,11 +83,12 @@ test-under-load: venv debs
 	  for i in $$(seq $(LOAD_RUNS)); do echo "== make test beside stress --cpu 2: run $$i of $(LOAD_RUNS)"; \
 	    $(MAKE) test || exit 1; done
 
-#   make demo   the whole loop on the bundled sample app (teach → compile → store → replay on a changed app → feedback)
+#   make demo   the whole loop on the bundled sample app (teach → compile → store → replay on a changed app → feedback),
+#               then the sample app and the web UI kept up on the demo's home to run it again (Ctrl+C stops them)
 
 demo: venv
 	./scripts/ensure-debs $(DEMO_DEBS)
-	$(BIN)/teachd demo
+	$(BIN)/teachd demo --serve
 
 #   make docs   the documentation site (docs/, mkdocs.yml) built with --strict into build/site: a broken link,
 #               a missing anchor or a page left out of the nav fails it. The `docs` extra is installed

@@ -8,12 +8,15 @@ import signal
 import socket
 import sys
 import webbrowser
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from teachd.cli.app import App, json_option, pass_app
 from teachd.core.errors import BadInput, Unavailable
+
+if TYPE_CHECKING:
+    from teachd.config import Settings
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -69,7 +72,7 @@ def bounded_h11(seconds: float) -> type:
     return BoundedH11
 
 
-def _port_free(host: str, port: int) -> None:
+def port_free(host: str, port: int) -> None:
     """A port in use is one clear line, not a server's log."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as probe:
@@ -106,18 +109,27 @@ def serve(app: App, host: str, port: int, open_browser: bool, allow_remote: bool
     with the token in TEACHD_HOME/token. Stops cleanly on Ctrl+C or SIGTERM:
     waiting approvals are denied, a recording in progress is saved.
     """
-    import uvicorn
-
-    from teachd.server.app import create_app
-
     if host not in LOOPBACK and not allow_remote:
         raise BadInput(f"{host} is not loopback: pass --allow-remote to listen there on purpose")
     if host not in LOOPBACK:
         click.echo(f"teachd: warning: listening on {host}: anyone who can reach it can try to log in",
                    err=True)
-    _port_free(host, port)
+    run_daemon(app.settings, host, port, open_browser, request_timeout, session_idle, session_lifetime,
+               as_json)
+
+
+def run_daemon(settings: Settings, host: str = "127.0.0.1", port: int = 8765, open_browser: bool = False,
+               request_timeout: float = 20, session_idle: float = 12 * 3600,
+               session_lifetime: float = 7 * 24 * 3600, as_json: bool = False) -> None:
+    """The daemon on ``settings`` until Ctrl+C or SIGTERM (``teachd serve``,
+    and ``teachd demo --serve`` on the demo's home)."""
+    import uvicorn
+
+    from teachd.server.app import create_app
+
+    port_free(host, port)
     code = secrets.token_urlsafe(24)
-    application = create_app(app.settings, host, port, login_code=code, session_idle=session_idle,
+    application = create_app(settings, host, port, login_code=code, session_idle=session_idle,
                              session_lifetime=session_lifetime, body_timeout=request_timeout)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"

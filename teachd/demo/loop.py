@@ -64,15 +64,24 @@ class AnnouncingApprover:
         return Answer(request.id, True)
 
 
-def run_demo(say: Callable[[str], None], settings: Settings, home: Path | None = None) -> dict[str, Any]:
+def demo_password() -> str:
+    """The sample app's password for one demo: known only to this process
+    (and, with ``teachd demo --serve``, to the person it is shown to)."""
+    return "demo-" + secrets.token_urlsafe(9)
+
+
+def run_demo(say: Callable[[str], None], settings: Settings, home: Path | None = None,
+             password: str | None = None, port: int | None = None) -> dict[str, Any]:
     """``settings`` are the caller's (its environment, display, Chromium); the
-    demo keeps its own state in ``home``."""
+    demo keeps its own state in ``home``. The sample app listens on ``port``
+    (the skill's scope) with ``password``: a caller that keeps the app up
+    after the demo gives both."""
     home = home or Path(tempfile.mkdtemp(prefix="teachd-demo-"))
     home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    password = "demo-" + secrets.token_urlsafe(9)  # known only to this process
+    password = password or demo_password()
     # saved as the person running the demo: `teachd serve` on this home then shows the skill
     env = teachd_env(home, base=settings.environ, owner=settings.owner)
-    port = free_port()
+    port = port or free_port()
     summary: dict[str, Any] = {"home": str(home)}
     with display(settings.display) as (disp, headless):
         flags = ["--no-os-input"] + (["--headless"] if headless else [])
