@@ -61,6 +61,8 @@ def test_demo_serve_keeps_the_app_and_the_web_ui_up_and_the_demos_skill_runs_aga
         assert 1 <= questions < 28 and "→ run (this run's whole plan)" in "".join(seen), questions
         sample = _line(proc, r"the sample app is up at (http://127\.0\.0\.1:\d+)/login .* the password (\S+);",
                        seen)
+        _line(proc, rf"^the login link below works once; to log in again, open http://127\.0\.0\.1:{port}"
+                    rf"/login\?token=… with the token in {re.escape(str(home / 'token'))}$", seen)
         _line(proc, rf"^teachd: serving on http://127\.0\.0\.1:{port}/ — log in: ", seen)
         assert httpx.get(sample.group(1) + "/login", timeout=10).status_code == 200  # the app is up
         token = (home / "token").read_text().strip()

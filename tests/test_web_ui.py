@@ -28,7 +28,7 @@ import httpx
 import pytest
 
 from teachd.config import Settings
-from teachd.server.ui.words import cron_words, duration, every_words, schedule_words
+from teachd.server.ui.words import cron_words, duration, every_words, evidence_words, schedule_words
 from teachd.store import open_store
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.runs import RunStore
@@ -64,6 +64,12 @@ DESKTOP = {"width": 1280, "height": 860}
 ])
 def test_a_schedule_reads_in_plain_words(cron: str | None, every: int | None, words: str) -> None:
     assert schedule_words(cron, every) == (words, True)
+
+
+def test_the_evidence_that_found_a_target_reads_in_plain_words_not_locator_names() -> None:
+    assert evidence_words(["label~", "attr:name"]) == "its label (loosely), its field name"
+    assert evidence_words(["css", "xpath", "test_id"]) == "its place on the page, its test id"
+    assert evidence_words(["shadow_root"]) == "shadow root"  # one not named yet: still no underscore
 
 
 @pytest.mark.parametrize("cron", ["0 9 1-7 * 1", "0 0 * 1 *", "0 9 * * 8", "61 9 * * *", "0 9 * *", "a b c d e"])
@@ -276,6 +282,17 @@ def test_every_page_passes_axe_and_fits_the_screen(ui: UI, browser, viewport: di
         assert width <= viewport["width"], (path, width)
         if path in SHOTS:
             shot(page, SHOTS[path] + ("" if viewport is DESKTOP else "-390"))
+    # what goes wrong is a page of the app too: its navigation, a heading that says it, axe-clean
+    for path, status, heading in (("/skills/nope", 404, "Not found"), ("/settings", 404, "Not found"),
+                                  ("/runs/run-nope", 404, "Run"), ("/logout", 405, "Not allowed here")):
+        with ui.server.api() as api:
+            assert api.get(path).status_code == status, path
+        page.goto(ui.server.url + path)  # the page shell (200), which writes the page it fetched into itself
+        assert page.get_by_role("heading", level=1).inner_text() == heading, path
+        assert page.get_by_role("navigation").get_by_role("link", name="Skills").count() == 1, path
+        found[path] = blocking(axe_violations(page))
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= viewport["width"], path
+        problems[:] = [p for p in problems if f"status of {status}" not in p]  # the page's own answer
     outside = browser.new_context(viewport=viewport).new_page()  # no session: the login pages
     problems += _watch(outside)
     for path in (f"/login?token={ui.server.token}", "/logged-out"):

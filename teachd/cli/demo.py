@@ -49,6 +49,8 @@ def demo(app: App, home: Path | None, keep_serving: bool, port: int, as_json: bo
     with SampleApp(password=password, port=app_port) as sample:
         click.echo(f"the sample app is up at {sample.url}/login — sign in as {USER} with the password "
                    f"{password}; the web UI's runs of {summary['slug']} know it. Ctrl+C stops both")
+        click.echo(f"the login link below works once; to log in again, open http://127.0.0.1:{port}/login?token="
+                   f"… with the token in {demo_home / 'token'}")
         # the daemon on the demo's home (its own store and key), as `TEACHD_HOME=… teachd serve` runs it,
         # with the sample app's password as its runs' secret (in memory, as TEACHD_SECRET_PASSWORD would be)
         mine = app.settings

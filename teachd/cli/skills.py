@@ -50,7 +50,7 @@ def list_(app: App, as_json: bool) -> None:
 
 
 def _brief(h: dict[str, Any] | None) -> dict[str, Any] | None:
-    return None if h is None else {k: h[k] for k in ("ok", "checked_at", "step", "reason")}
+    return None if h is None else {k: h[k] for k in ("ok", "verdict", "checked_at", "step", "reason")}
 
 
 @skills.command()

@@ -1,7 +1,7 @@
 """A run's statuses as the surfaces act on them (runner.run says when each
 is given): which runs tried, so a person's "did it work?" is open, and
 which halted at a step the person can show again (a repair), and a run's
-steps as they show them."""
+steps as they show them; and a health check's verdict."""
 
 from __future__ import annotations
 
@@ -17,3 +17,13 @@ def numbered(steps: Any) -> list[dict[str, Any]]:
     page must show what the agent did, not fail on it)."""
     rows = [s for s in steps or [] if isinstance(s, dict)]
     return [s if isinstance(s.get("n"), int) else {**s, "n": i} for i, s in enumerate(rows, 1)]
+
+
+def health_verdict(ok: bool, found: int, targets: int) -> str:
+    """A health check's word for a skill: *healthy* only when every target
+    was found. A check reaches the pages a plain visit opens; steps behind a
+    sign-in or an action are not checked, and a skill with some of them is
+    *unknown* — never called healthy on a few of its targets."""
+    if not ok:
+        return "needs attention"
+    return "healthy" if found == targets else "unknown"

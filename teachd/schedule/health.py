@@ -21,6 +21,7 @@ from playwright.sync_api import Error as PlaywrightError
 from compiler.plan import Procedure
 from compiler.scope import in_scope, matches_pattern, url_pattern
 from recorder.errors import first_line
+from teachd.core.outcomes import health_verdict
 from teachd.runner.gate import DenyAll, Gate
 from teachd.runner.guard import Layer, guard_for
 from teachd.runner.replay import Halt, Replayer, plain
@@ -57,11 +58,22 @@ class Report:
     def as_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "steps": [asdict(s) for s in self.steps]}
 
+    @property
+    def found(self) -> int:
+        return sum(1 for s in self.steps if s.status == FOUND)
+
+    @property
+    def verdict(self) -> str:
+        return health_verdict(self.ok, self.found, len(self.steps))
+
     def summary(self) -> str:
         bad = self.failed
         if bad is None:
-            checked = sum(1 for s in self.steps if s.status == FOUND)
-            return f"{checked} target(s) found, {len(self.steps) - checked} not checked"
+            found, targets = self.found, len(self.steps)
+            if found == targets:
+                return f"all {targets} targets found"
+            return (f"{found} of {targets} targets checked, all found; the other {targets - found} "
+                    "are reached only by acting: unknown")
         return f"step {bad.n}, {bad.target} — {bad.status}" + (f" ({bad.detail})" if bad.detail else "")
 
 

@@ -239,7 +239,7 @@ class ScheduleService:
                                       environ=without_secrets(s.environ)), policy) as (ctx, page):
             report = probe(ctx, page, proc)
         schedules.set_health(slug, report.as_dict(), report.summary())
-        return ("healthy" if report.ok else "needs attention"), None, report.summary()
+        return report.verdict, None, report.summary()
 
     def _owners(self) -> list[str]:
         rows = self.store.db.query("SELECT DISTINCT owner FROM schedules ORDER BY owner")

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.schemas import SchemaGenerator
 
@@ -130,11 +131,40 @@ class McpEndpoint:
             await run_in_threadpool(server.end, person, session)
 
 
+def _a_page(request: Request) -> bool:
+    """A page asked for (not the API, MCP or a file — a person's browser
+    asks through the page shell's own request, which says nothing of HTML):
+    what goes wrong is told on a page of the app, with its navigation."""
+    return request.method in ("GET", "HEAD") \
+        and not request.url.path.startswith(("/api/", "/mcp", "/static/", "/openapi.json"))
+
+
+def _error_page(request: Request, status: int, why: str,
+                headers: Mapping[str, str] | None = None) -> Response:
+    try:
+        page = pages.error_page(request, status, why)
+    except Exception:  # noqa: BLE001 — a page that cannot be drawn is said in one line
+        return PlainTextResponse(why, status_code=status)
+    page.headers.update(headers or {})
+    return page
+
+
 async def _error(request: Request, exc: Exception) -> Response:
     mapped = exc if isinstance(exc, TeachdError) else as_teachd_error(exc)
-    if mapped is None:
-        return JSONResponse({"error": "internal error"}, status_code=500)
-    return JSONResponse({"error": str(mapped)}, status_code=mapped.http_status, headers=http_headers(mapped))
+    status, why = (500, "internal error") if mapped is None else (mapped.http_status, str(mapped))
+    headers = http_headers(mapped) if mapped is not None else {}
+    if _a_page(request):
+        return _error_page(request, status, why, headers)
+    return JSONResponse({"error": why}, status_code=status, headers=headers)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """The router's 404 and 405: a page for a person's browser, the plain
+    status line for any other client (as before)."""
+    assert isinstance(exc, HTTPException)
+    if _a_page(request):
+        return _error_page(request, exc.status_code, exc.detail, exc.headers)
+    return PlainTextResponse(exc.detail, status_code=exc.status_code, headers=exc.headers)
 
 
 def create_app(settings: Settings, host: str, port: int, login_code: str | None = None, *,
@@ -189,7 +219,7 @@ def create_app(settings: Settings, host: str, port: int, login_code: str | None 
                 Route("/mcp", McpEndpoint(), methods=["GET", "POST", "DELETE"], include_in_schema=False)],
         middleware=[Middleware(Guard, sessions=sessions, allowed_hosts=allowed_hosts(host, port),
                                body_timeout=body_timeout)],
-        exception_handlers={TeachdError: _error, Exception: _error},
+        exception_handlers={TeachdError: _error, HTTPException: _http_error, Exception: _error},
         lifespan=lifespan,
     )
     app.state.sessions = sessions

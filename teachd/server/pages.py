@@ -35,7 +35,7 @@ from teachd.server.api.skills import skill_view
 from teachd.server.state import Daemon
 from teachd.server.ui import views
 from teachd.server.ui.assets import ASSETS, CACHE, asset
-from teachd.server.ui.words import duration, schedule_words
+from teachd.server.ui.words import duration, evidence_words, schedule_words
 from teachd.store.schedules import ScheduleStore
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -56,6 +56,7 @@ def _environment() -> jinja2.Environment:
     env.globals.update(static=lambda name: asset(name).url, sri=lambda name: asset(name).integrity,
                        NAV=NAV, GATED_TOOLS=GATED_TOOLS, STEP_CLASS=views.STEP_CLASS, STEP_WORDS=views.STEP_WORDS)
     env.filters.update(q=q, shown=views.shown, shown_rest=views.shown_rest, duration=duration,
+                       evidence=evidence_words,
                        schedule_words=lambda v: schedule_words(v.get("cron"), v.get("every_s")))
     return env
 
@@ -92,6 +93,19 @@ def render(request: Request, name: str, context: dict[str, Any], *, active: str 
             "active": active, "title": title, "waiting": waiting or 0, "scripts": scripts,
             "page_data": page_data, **context}
     return templates.TemplateResponse(request, name, full, status_code=status, headers=NO_STORE)
+
+
+_ERRORS = {400: "Not understood", 403: "Not allowed", 404: "Not found", 405: "Not allowed here",
+           409: "Not now", 413: "Too large", 500: "Something went wrong"}
+
+
+def error_page(request: Request, status: int, why: str) -> HTMLResponse:
+    """What went wrong, on a page of the app (its navigation kept) rather
+    than a bare status line or an API's JSON."""
+    what = _ERRORS.get(status, "Something went wrong" if status >= 500 else "Not possible")
+    why = {"Not Found": "There is no such page here", "Method Not Allowed": "This page cannot be asked that way"
+           }.get(why, why.rstrip("."))
+    return render(request, "missing.html", {"what": what, "why": why}, title=what, status=status)
 
 
 # -- the pages around logging in: no data, no navigation ------------------------------------

@@ -11,6 +11,7 @@ from typing import Any
 
 from compiler.plan import PlanError, Procedure
 from teachd.core.errors import BadInput, NotFound
+from teachd.core.outcomes import health_verdict
 from teachd.core.schedules import Spec
 from teachd.store.skills import SkillStore
 
@@ -92,10 +93,20 @@ class ScheduleStore:
                         summary, json.dumps(report, sort_keys=True)))
 
     def health(self) -> dict[str, dict[str, Any]]:
-        """slug → the last check: ok, checked_at, step, reason (the summary), report."""
+        """slug → the last check: ok, its verdict (``health_verdict``: healthy
+        only when every target was found), checked_at, step, reason (the
+        summary), report."""
         rows = self.db.query("SELECT * FROM skill_health WHERE owner = ?", (self.owner,))
-        return {r["slug"]: {"ok": bool(r["ok"]), "checked_at": r["checked_at"], "step": r["step"],
-                            "reason": r["reason"], "report": json.loads(r["report"])} for r in rows}
+        out = {}
+        for r in rows:
+            report = json.loads(r["report"])
+            steps = report.get("steps") or []
+            found = sum(1 for s in steps if s.get("status") == "found")
+            ok = bool(r["ok"])
+            out[r["slug"]] = {"ok": ok, "verdict": health_verdict(ok, found, len(steps)),
+                              "checked_at": r["checked_at"], "step": r["step"], "reason": r["reason"],
+                              "report": report}
+        return out
 
     def listed(self) -> list[dict[str, Any]]:
         """The schedules as the CLI and the Schedules page show them: when, and

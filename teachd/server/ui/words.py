@@ -1,5 +1,6 @@
 """What a page says in plain words: a schedule ("every Monday at 09:00"), a
-duration ("1.2 s"). Pure functions, unit-tested (tests/test_web_ui.py)."""
+duration ("1.2 s"), the evidence that found a step's target ("its label,
+its id"). Pure functions, unit-tested (tests/test_web_ui.py)."""
 
 from __future__ import annotations
 
@@ -117,3 +118,23 @@ def duration(ms: int | float | None) -> str:
     if s < 60:
         return f"{s:.1f} s"
     return f"{int(s // 60)} min {int(s % 60)} s"
+
+
+_EVIDENCE = {"role": "its role and name", "label": "its label", "placeholder": "its placeholder",
+             "text": "its text", "test_id": "its test id", "id": "its id", "attr:name": "its field name",
+             "attr:value": "its value", "attr:href": "its address", "item": "its row or card",
+             "heading": "the heading above it", "css": "its place on the page",
+             "xpath": "its place on the page"}
+
+
+def evidence_words(via: list[str]) -> str:
+    """The locators that found a target (``role``, ``label~``, ``attr:name``)
+    as a person reads them: "its label (loosely), its field name"."""
+    said: list[str] = []
+    for label in via:
+        loose = label.endswith("~")
+        base = label.rstrip("~")
+        word = _EVIDENCE.get(base, base.replace("_", " ")) + (" (loosely)" if loose else "")
+        if word not in said:
+            said.append(word)
+    return ", ".join(said)
