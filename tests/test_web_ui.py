@@ -304,6 +304,22 @@ def test_every_page_passes_axe_and_fits_the_screen(ui: UI, browser, viewport: di
     assert [p for p in problems if "401" not in p] == []  # /logged-out answers 401, as it should
 
 
+def test_the_skills_page_says_where_each_skill_came_from_by_the_stores_record(ui: UI) -> None:
+    """The kind is the store's provenance: a skill written here from a
+    template is not "imported", whatever its metadata says."""
+    with ui.server.api() as api:
+        made = api.post("/api/skills", json={"slug": "written-from-a-template", "template": "meeting-notes",
+                                             "description": "Fill in a form on a site."})
+        assert made.status_code == 200, made.text
+        try:
+            page = api.get("/skills").text
+        finally:
+            api.delete("/api/skills/written-from-a-template")
+    rows = {m.group(1): m.group(2) for m in re.finditer(
+        r'<tr data-slug="([^"]+)".*?<td data-label="Kind">([^<]+)', page, re.S)}
+    assert rows[SLUG] == "taught" and rows["written-from-a-template"] == "written here", rows
+
+
 def test_static_files_are_hashed_with_integrity_long_cached_and_need_no_login(ui: UI) -> None:
     s = ui.server
     with httpx.Client(base_url=s.url) as anon, s.api() as api:

@@ -201,8 +201,10 @@ async def home(request: Request) -> Response:
 
 def _skill_rows(d: Daemon) -> list[dict[str, Any]]:
     health = ScheduleStore(d.store).health()
-    return [{"skill": s, "taught": s.current.metadata.get("metadata", {}).get("teachd-kind") == "taught",
-             "health": health.get(s.slug)} for s in d.store.all(shared=True)]
+    # the kind is the store's own record of where the skill came from, never what its metadata claims
+    kinds = {"taught": "taught", "imported": "imported", "created": "written here"}
+    return [{"skill": s, "kind": kinds.get(s.origin, s.origin), "health": health.get(s.slug)}
+            for s in d.store.all(shared=True)]
 
 
 async def skills_page(request: Request) -> HTMLResponse:
