@@ -21,6 +21,20 @@ def wait_for(check: Callable[[], Any], timeout: float = 90, what: str = "it") ->
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def run_until(api: httpx.Client, run_id: str, done: Callable[[dict[str, Any]], Any],
+              timeout: float = 90) -> dict[str, Any]:
+    """The run's API record once ``done(record)`` holds (polled, as its page polls)."""
+    found: dict[str, Any] = {}
+
+    def look() -> bool:
+        found.clear()
+        found.update(api.get(f"/api/runs/{run_id}").json())
+        return bool(done(found))
+
+    wait_for(look, timeout, f"run {run_id} to get there")
+    return found
+
+
 class Polling:
     """Someone who looks at the daemon's pages every 50 ms (``look``) while
     the ``with`` block runs, on a thread of their own."""

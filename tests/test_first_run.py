@@ -13,11 +13,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import httpx
 
 from teachd.teach.process import free_port
+from tests.people import run_until
 
 
 def _line(proc: subprocess.Popen[str], pattern: str, seen: list[str], timeout: float = 600) -> re.Match[str]:
@@ -33,16 +33,6 @@ def _line(proc: subprocess.Popen[str], pattern: str, seen: list[str], timeout: f
         if m := re.search(pattern, line):
             return m
     raise AssertionError(f"no line like {pattern!r} in time: " + "".join(seen)[-3000:])
-
-
-def _until(api: httpx.Client, run_id: str, done: Any, timeout: float = 120) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        run = api.get(f"/api/runs/{run_id}").json()
-        if done(run):
-            return run
-        time.sleep(0.2)
-    raise AssertionError(f"run {run_id} never got there: {run}")
 
 
 def test_demo_serve_keeps_the_app_and_the_web_ui_up_and_the_demos_skill_runs_again_from_it(tmp_path: Path) -> None:
@@ -79,10 +69,10 @@ def test_demo_serve_keeps_the_app_and_the_web_ui_up_and_the_demos_skill_runs_aga
             assert runs and runs[0]["skills"].get(slug) and runs[0]["used"] == [slug]
             # the skill again, from the daemon: one answer, the password already known to its runs
             run_id = api.post("/api/runs", json={"slug": slug}).json()["run_id"]
-            question = _until(api, run_id, lambda r: r["waiting"])["waiting"][0]
+            question = run_until(api, run_id, lambda r: r["waiting"])["waiting"][0]
             assert question["offers_run"]
             api.post(f"/api/approvals/{question['id']}", json={"answer": "run"})
-            run = _until(api, run_id, lambda r: r["status"] != "running")
+            run = run_until(api, run_id, lambda r: r["status"] != "running")
             assert run["status"] == "success", run["message"]
             assert api.get("/api/waiting").json() == {"approvals": 0, "secrets": 0}
         assert sample.group(2).encode() not in b"".join(p.read_bytes() for p in home.rglob("*") if p.is_file())

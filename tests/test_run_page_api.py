@@ -7,24 +7,12 @@ undoable), cancel and run again."""
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
-import httpx
-
 from teachd.demo.sampleapp import SampleApp
+from tests.people import run_until
 from tests.sample_task import PASSWORD, SLUG
 from tests.test_server import serve
-
-
-def _until(api: httpx.Client, run_id: str, done: Any, timeout: float = 90) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        run = api.get(f"/api/runs/{run_id}").json()
-        if done(run):
-            return run
-        time.sleep(0.2)
-    raise AssertionError(f"run {run_id} never got there: {run}")
 
 
 def _events(s: Any, run_id: str) -> list[dict[str, Any]]:
@@ -60,7 +48,7 @@ def test_a_daemon_run_asks_once_streams_its_steps_with_pictures_and_uses_the_for
             assert again.status_code == 409 and run_id in again.text
             early = api.post(f"/api/runs/{run_id}/feedback", json={"slug": SLUG, "outcome": "success"})
             assert early.status_code == 409  # not while it runs
-            waiting = _until(api, run_id, lambda r: r["waiting"])
+            waiting = run_until(api, run_id, lambda r: r["waiting"])
             question = waiting["waiting"][0]
             assert question["offers_run"] and question["of"] == len(question["plan"]["steps"]) == 28
             assert question["skills"] == [SLUG]
@@ -70,7 +58,7 @@ def test_a_daemon_run_asks_once_streams_its_steps_with_pictures_and_uses_the_for
             answered = api.post(f"/api/approvals/{question['id']}", json={"answer": "run"})
             assert answered.status_code == 200, answered.text
             events = _events(s, run_id)
-            run = _until(api, run_id, lambda r: r["status"] != "running")
+            run = run_until(api, run_id, lambda r: r["status"] != "running")
             reports, groups = list(app.state.reports), [g["name"] for g in app.state.groups]
         assert run["status"] == "success", run["message"]
         assert api_count(s) == 0  # nothing waits any more
@@ -109,19 +97,19 @@ def test_cancel_withdraws_the_question_and_run_again_asks_again(taught) -> None:
     try:
         with SampleApp(password=PASSWORD, port=port) as app, s.api() as api:
             run_id = api.post("/api/runs", json={"slug": SLUG, "params": {"amount": "5.00"}}).json()["run_id"]
-            _until(api, run_id, lambda r: r["waiting"])
+            run_until(api, run_id, lambda r: r["waiting"])
             assert api.post(f"/api/runs/{run_id}/cancel").status_code == 200
-            run = _until(api, run_id, lambda r: r["status"] != "running")
+            run = run_until(api, run_id, lambda r: r["status"] != "running")
             assert run["status"] == "aborted" and "cancelled" in run["message"]
             assert api.get("/api/approvals").json()["pending"] == []
             refused = api.post(f"/api/runs/{run_id}/feedback", json={"slug": SLUG, "outcome": "failure"})
             assert refused.status_code == 409  # a cancelled run says nothing about the skill
             second = api.post(f"/api/runs/{run_id}/again").json()["run_id"]
             assert second != run_id
-            again = _until(api, second, lambda r: r["waiting"])
+            again = run_until(api, second, lambda r: r["waiting"])
             assert again["params"] == {"amount": "5.00"} and again["waiting"][0]["offers_run"]
             api.post(f"/api/approvals/{again['waiting'][0]['id']}", json={"answer": "deny"})
-            _until(api, second, lambda r: r["status"] != "running")
+            run_until(api, second, lambda r: r["status"] != "running")
             assert app.state.reports == [] and app.state.clicked() == []
     finally:
         s.stop()
@@ -133,13 +121,13 @@ def test_cancel_while_a_secret_is_asked_withdraws_it_and_nothing_more_is_typed(t
     try:
         with SampleApp(password=PASSWORD, port=port) as app, s.api() as api:
             run_id = api.post("/api/runs", json={"slug": SLUG}).json()["run_id"]
-            question = _until(api, run_id, lambda r: r["waiting"])["waiting"][0]
+            question = run_until(api, run_id, lambda r: r["waiting"])["waiting"][0]
             api.post(f"/api/approvals/{question['id']}", json={"answer": "run"})
-            asked = _until(api, run_id, lambda r: r["secrets_waiting"])["secrets_waiting"][0]
+            asked = run_until(api, run_id, lambda r: r["secrets_waiting"])["secrets_waiting"][0]
             assert api.get("/api/waiting").json()["secrets"] == 1
             cancelled = api.post(f"/api/runs/{run_id}/cancel").json()
             assert cancelled["withdrawn"] == 1
-            run = _until(api, run_id, lambda r: r["status"] != "running", timeout=20)
+            run = run_until(api, run_id, lambda r: r["status"] != "running", timeout=20)
             assert run["status"] == "aborted" and "cancelled" in run["message"]
             assert api.get("/api/waiting").json() == {"approvals": 0, "secrets": 0}
             late = api.post(f"/api/secrets/{asked['id']}", json={"value": PASSWORD})
