@@ -28,7 +28,14 @@ import httpx
 import pytest
 
 from teachd.config import Settings
-from teachd.server.ui.words import cron_words, duration, every_words, evidence_words, schedule_words
+from teachd.server.ui.words import (
+    cron_words,
+    duration,
+    every_words,
+    evidence_words,
+    schedule_words,
+    tool_words,
+)
 from teachd.store import open_store
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.runs import RunStore
@@ -70,6 +77,7 @@ def test_the_evidence_that_found_a_target_reads_in_plain_words_not_locator_names
     assert evidence_words(["label~", "attr:name"]) == "its label (loosely), its field name"
     assert evidence_words(["css", "xpath", "test_id"]) == "its place on the page, its test id"
     assert evidence_words(["shadow_root"]) == "shadow root"  # one not named yet: still no underscore
+    assert tool_words("computer_act") == "Act on the computer" and tool_words("new_tool") == "New tool"
 
 
 @pytest.mark.parametrize("cron", ["0 9 1-7 * 1", "0 0 * 1 *", "0 9 * * 8", "61 9 * * *", "0 9 * *", "a b c d e"])

@@ -317,7 +317,7 @@ _KEPT = {"test_id": "its test id", "id": "its id", "attr:name": "its field name"
 
 def what_changed(expect: Mapping[str, Any], found: Mapping[str, Any], via: set[str]) -> str:
     """How a found element differs from the demonstrated one, and what
-    still agreed, in words ("its name 'Amount' is now 'Total amount'; still
+    still agreed, in words ("its name 'Amount' is now 'Total amount' — still
     the same: its id, the form 'Report'"): the evidence a person needs to
     answer the question a changed step asks. Empty when nothing a person
     would see differs."""

@@ -35,7 +35,7 @@ from teachd.server.api.skills import skill_view
 from teachd.server.state import Daemon
 from teachd.server.ui import views
 from teachd.server.ui.assets import ASSETS, CACHE, asset
-from teachd.server.ui.words import duration, evidence_words, schedule_words
+from teachd.server.ui.words import duration, evidence_words, schedule_words, tool_words
 from teachd.store.schedules import ScheduleStore
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -56,7 +56,7 @@ def _environment() -> jinja2.Environment:
     env.globals.update(static=lambda name: asset(name).url, sri=lambda name: asset(name).integrity,
                        NAV=NAV, GATED_TOOLS=GATED_TOOLS, STEP_CLASS=views.STEP_CLASS, STEP_WORDS=views.STEP_WORDS)
     env.filters.update(q=q, shown=views.shown, shown_rest=views.shown_rest, duration=duration,
-                       evidence=evidence_words,
+                       evidence=evidence_words, tool_words=tool_words,
                        schedule_words=lambda v: schedule_words(v.get("cron"), v.get("every_s")))
     return env
 

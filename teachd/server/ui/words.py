@@ -138,3 +138,15 @@ def evidence_words(via: list[str]) -> str:
         if word not in said:
             said.append(word)
     return ", ".join(said)
+
+
+_TOOLS = {"computer_act": "Act on the computer", "run_command": "Run a command",
+          "delete_file": "Delete a file", "move_file": "Move a file",
+          "message_agent": "Message another agent", "write_file": "Write a file"}
+
+
+def tool_words(tool: str) -> str:
+    """A gated tool as a person reads it ("Act on the computer"); its name
+    (``computer_act``: what a saved rule and a skill's approval list) stays
+    on the page beside it, small."""
+    return _TOOLS.get(tool, tool.replace("_", " ").capitalize())
