@@ -144,8 +144,8 @@ def _error_page(request: Request, status: int, why: str,
     try:
         page = pages.error_page(request, status, why)
     except Exception:  # noqa: BLE001 — a page that cannot be drawn is said in one line
-        return PlainTextResponse(why, status_code=status)
-    page.headers.update(headers or {})
+        return PlainTextResponse(why, status_code=status, headers=dict(headers or {}))
+    page.headers.update(headers or {})  # a 503's Retry-After, a 405's Allow
     return page
 
 

@@ -105,7 +105,8 @@ def error_page(request: Request, status: int, why: str) -> HTMLResponse:
     what = _ERRORS.get(status, "Something went wrong" if status >= 500 else "Not possible")
     why = {"Not Found": "There is no such page here", "Method Not Allowed": "This page cannot be asked that way"
            }.get(why, why.rstrip("."))
-    return render(request, "missing.html", {"what": what, "why": why}, title=what, status=status)
+    # no count of what waits in its navigation: the store it would ask may be what went wrong (a 503)
+    return render(request, "missing.html", {"what": what, "why": why, "waiting": 0}, title=what, status=status)
 
 
 # -- the pages around logging in: no data, no navigation ------------------------------------
