@@ -80,6 +80,28 @@ def test_the_evidence_that_found_a_target_reads_in_plain_words_not_locator_names
     assert tool_words("computer_act") == "Act on the computer" and tool_words("new_tool") == "New tool"
 
 
+def _now_card(run: dict[str, Any]) -> str:
+    from teachd.server.pages import templates
+    from teachd.server.ui.views import run_view
+
+    base = {"run_id": "run-x", "origin": "web UI", "message": "", "slug": SLUG, "skills": {SLUG: 1},
+            "started_at": "2026-12-03T10:00:00+00:00", "finished_at": "2026-12-03T10:01:00+00:00"}
+    page = templates.env.get_template("_run_live.html").render(run=run_view({**base, **run}, {}, set()))
+    card = re.search(r'<section class="card now-card".*?</section>', page, re.S)
+    assert card is not None
+    return " ".join(re.sub(r"<[^>]+>", " ", card.group(0)).split())
+
+
+def test_the_now_card_says_where_a_run_is_of_its_plan_and_counts_an_agents_actions_without_one() -> None:
+    halted = _now_card({"status": "failure", "plan": PLAN, "message": "step 4: the Sign in button was not found",
+                        "steps": [*(_result(n) for n in range(1, 4)), _result(4, "halted")]})
+    assert halted.startswith("Stopped at step 4 of 5 ") and "Show me this step" in halted
+    done = _now_card({"status": "success", "plan": PLAN, "steps": [_result(n) for n in range(1, 6)]})
+    assert done.startswith("5 of 5 steps done") and "Show me" not in done
+    agent = _now_card({"status": "ended", "slug": None, "skills": {}, "steps": AGENT_ACTIONS[:1]})
+    assert agent.startswith("1 step done") and " of " not in agent  # no plan: nothing to be "of"
+
+
 @pytest.mark.parametrize("cron", ["0 9 1-7 * 1", "0 0 * 1 *", "0 9 * * 8", "61 9 * * *", "0 9 * *", "a b c d e"])
 def test_a_cron_with_no_plain_words_is_shown_as_itself(cron: str) -> None:
     assert cron_words(cron) is None and schedule_words(cron, None) == (cron, False)

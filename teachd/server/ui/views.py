@@ -93,12 +93,13 @@ def _steps(run: dict[str, Any], waiting: list[dict[str, Any]]) -> list[dict[str,
 def _now(rows: list[dict[str, Any]], total: int | None, halted: int | None) -> dict[str, Any]:
     """What a person looks for first on a run page: how far it got (N of M
     done) and the step it is on, waits at, or stopped at, in words."""
-    done = sum(1 for r in rows if (r.get("result") or {}).get("status") == "ok")
+    # "ok": a replayed step; "done": an agent's action (teachd.mcp.session)
+    done = sum(1 for r in rows if (r.get("result") or {}).get("status") in ("ok", "done"))
     at = next((r for r in rows if r.get("asked")), None) \
         or next((r for r in rows if (r.get("result") or {}).get("status") in ("running", "halted")), None)
     if at is None and halted is not None:
         at = next((r for r in rows if r["n"] == halted), None)
-    return {"done": done, "of": total or len(rows) or None, "step": at}
+    return {"done": done, "of": total, "step": at}  # an agent's session has no plan: no "of"
 
 
 def run_view(run: dict[str, Any], feedback: dict[str, str], use_only: set[str],
