@@ -54,6 +54,9 @@ if TYPE_CHECKING:
 
 STEP_TIMEOUT = 10.0  # seconds a step may look for its target (teachd run --step-timeout)
 ARRIVE_SLICE = 0.5  # seconds between looks at whether a document is still on its way (Replayer._arrive)
+# seconds, at least, a page loaded elsewhere is given to move on (Replayer._arrive), whatever the
+# step timeout: on a loaded machine the request a click starts may be heard of a moment after it
+ARRIVE_MIN = 2.0
 SHOWS_TIMEOUT = 5.0  # seconds the final page may take to show this run's values once it is there
 # The final page's visible text holds each value as whole words, case and spacing aside.
 _SHOWS = r"""needles => {
@@ -206,7 +209,7 @@ class Replayer:
         while True:
             now = time.monotonic()
             limit = hard if self.traffic.loading() \
-                else min(hard, max(began, self.traffic.last) + self.step_timeout)
+                else min(hard, max(began, self.traffic.last) + max(self.step_timeout, ARRIVE_MIN))
             if now >= limit:
                 return False
             try:  # in slices: whether a document is under way is heard between them
