@@ -5,6 +5,7 @@ steps as they show them; and a health check's verdict."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 TRIED = ("success", "unverified", "partial", "failure", "ended")  # "ended": an agent's MCP session
@@ -19,11 +20,15 @@ def numbered(steps: Any) -> list[dict[str, Any]]:
     return [s if isinstance(s.get("n"), int) else {**s, "n": i} for i, s in enumerate(rows, 1)]
 
 
-def health_verdict(ok: bool, found: int, targets: int) -> str:
-    """A health check's word for a skill: *healthy* only when every target
-    was found. A check reaches the pages a plain visit opens; steps behind a
-    sign-in or an action are not checked, and a skill with some of them is
-    *unknown* — never called healthy on a few of its targets."""
+FOUND = "found"  # a health check's word for a step whose target it found (teachd.schedule.health)
+
+
+def health_verdict(ok: bool, statuses: Iterable[str]) -> str:
+    """A health check's word for a skill, from each step's status: *healthy*
+    only when every target was found. A check reaches the pages a plain
+    visit opens; steps behind a sign-in or an action are not checked, and a
+    skill with some of them is *unknown* — never called healthy on a few of
+    its targets."""
     if not ok:
         return "needs attention"
-    return "healthy" if found == targets else "unknown"
+    return "healthy" if all(status == FOUND for status in statuses) else "unknown"

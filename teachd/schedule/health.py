@@ -21,7 +21,7 @@ from playwright.sync_api import Error as PlaywrightError
 from compiler.plan import Procedure
 from compiler.scope import in_scope, matches_pattern, url_pattern
 from recorder.errors import first_line
-from teachd.core.outcomes import health_verdict
+from teachd.core.outcomes import FOUND, health_verdict
 from teachd.runner.gate import DenyAll, Gate
 from teachd.runner.guard import Layer, guard_for
 from teachd.runner.replay import Halt, Replayer, plain
@@ -29,7 +29,7 @@ from teachd.runner.replay import Halt, Replayer, plain
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
 
-FOUND, AMBIGUOUS, NOT_FOUND, NOT_CHECKED = "found", "ambiguous", "not found", "not checked"
+AMBIGUOUS, NOT_FOUND, NOT_CHECKED = "ambiguous", "not found", "not checked"  # and core.outcomes.FOUND
 CHECK_TIMEOUT = 3.0  # seconds a target may take to show on a freshly opened page
 _POPUP_ROLES = frozenset({"option", "menuitem", "treeitem", "listbox", "menu", "dialog", "tooltip"})
 
@@ -64,7 +64,7 @@ class Report:
 
     @property
     def verdict(self) -> str:
-        return health_verdict(self.ok, self.found, len(self.steps))
+        return health_verdict(self.ok, (s.status for s in self.steps))
 
     def summary(self) -> str:
         bad = self.failed

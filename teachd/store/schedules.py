@@ -100,10 +100,9 @@ class ScheduleStore:
         out = {}
         for r in rows:
             report = json.loads(r["report"])
-            steps = report.get("steps") or []
-            found = sum(1 for s in steps if s.get("status") == "found")
             ok = bool(r["ok"])
-            out[r["slug"]] = {"ok": ok, "verdict": health_verdict(ok, found, len(steps)),
+            verdict = health_verdict(ok, (s.get("status") for s in report.get("steps") or []))
+            out[r["slug"]] = {"ok": ok, "verdict": verdict,
                               "checked_at": r["checked_at"], "step": r["step"], "reason": r["reason"],
                               "report": report}
         return out
