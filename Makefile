@@ -43,18 +43,19 @@ LINT = $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/vulture && $(BIN)/vulture te
 lint: venv
 	$(LINT)
 
-# One worker a core. The suite is bound by its CPU (about 20 CPU-minutes: Chromium, Playwright's
-# driver, teachd's own processes), so more workers do not make it shorter: four took 14 min 29 s on
-# a quiet machine (78d3b62), two 13 min 40 s and 16 min 8 s (e3b8062, d8a3d1a). Four are green
-# beside `stress --cpu 2` too, since a desktop recording reads a typed widget until it shows the keys.
-# `--dist loadgroup`: a module that builds its fixtures once runs on one worker (tests/conftest.py
-# marks it), instead of building them on each.
-PYTEST_WORKERS := -n 2 --dist loadgroup
+# Two workers a core. Half of a test's time is waiting (a browser starting, a page settling, a
+# daemon answering, a step timing out on purpose), and a second worker on the core fills it: on 2
+# cores at 1631790 pytest took 10 min 39 s with two workers and 7 min 16 s with four (the cores
+# 83 % busy, against about half with two). On a machine where the CPU is the bound (about 20
+# CPU-minutes at d8a3d1a), four were as fast as two (14 min 29 s against 13 min 40 s to 16 min
+# 8 s), and green beside `stress --cpu 2` (docs/testing.md). `--dist loadgroup`: a module that
+# builds its fixtures once runs on one worker (tests/conftest.py marks it), instead of on each.
+PYTEST_WORKERS := -n $(shell echo $$((2 * $$(nproc)))) --dist loadgroup
 
 # The real apps' own environments (Django LTS and newest, Wagtail old and new: tests/realapps.py,
 # cached in build/real-apps), the MCP Inspector (npm, with its Node.js 22: tests/inspector.py, in
-# build/inspector) and the linters all run beside pytest rather than before it: the two workers leave
-# a third of the two cores idle while their tests wait on browsers and apps, and a test that needs an
+# build/inspector) and the linters all run beside pytest rather than before it: the workers leave
+# part of the cores idle while their tests wait on browsers and apps, and a test that needs an
 # environment first installs it itself, under the lock the background install holds. The linters'
 # report follows pytest's; either failing fails `make test`.
 test: venv debs

@@ -92,7 +92,11 @@ class TeachProcess:
         deadline = time.monotonic() + timeout
         while not written(self.events()):
             if time.monotonic() > deadline:
-                raise Failed("the recorder did not write the expected event in time")
+                # kinds and target ids only: a typed value never goes into a message
+                last = [(str(e.get("type")), (e.get("target") or {}).get("id")) for e in self.events()[-8:]]
+                wrote = ", ".join(" #".join(filter(None, pair)) for pair in last)
+                raise Failed(f"the recorder did not write the expected event in {timeout:g} s; "
+                             f"its last events: {wrote or 'none'}")
             time.sleep(0.05)
 
     def finish(self, timeout: float = 90) -> tuple[int, str, str]:
