@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -291,8 +292,13 @@ def test_the_daemon_runs_a_schedule_that_waits_for_the_person_at_the_approvals_p
         with SampleApp(password=PASSWORD, port=port) as app:
             page.goto(daemon.url + "/schedules")
             shot(page, "schedules")
-            with page.expect_navigation():  # the page reloads once the run is asked for
-                page.locator(f"tr[data-schedule='{run_sid}']").get_by_role("button", name="Run now").click()
+            row = page.locator(f"tr[data-schedule='{run_sid}']")
+            row.get_by_role("button", name="Run now").click()
+            follow = row.get_by_role("link", name=re.compile(r"^Follow run-"))  # the run it started, linked
+            follow.wait_for(timeout=30_000)
+            started = follow.inner_text().removeprefix("Follow ")
+            follow.click()
+            page.wait_for_url(f"**/runs/{started}")
             page.goto(daemon.url + "/approvals")
             allow = page.get_by_role("button", name="Allow this run")
             allow.wait_for(timeout=30_000)
@@ -312,6 +318,7 @@ def test_the_daemon_runs_a_schedule_that_waits_for_the_person_at_the_approvals_p
         page.goto(daemon.url + "/runs")
         shot(page, "runs-scheduled")
         run_id = next(s for s in api.get("/api/schedules").json() if s["id"] == run_sid)["last_run_id"]
+        assert run_id == started
         assert page.locator(f".chip[data-run='{run_id}']").count() == 1  # its feedback chip, one click away
         with SampleApp(password=PASSWORD, port=port, variant=Variant(signin_removed=True)) as drifted:
             assert api.post(f"/api/schedules/{check_sid}/run").status_code == 200
@@ -328,3 +335,18 @@ def test_the_daemon_runs_a_schedule_that_waits_for_the_person_at_the_approvals_p
         out, err = daemon.proc.communicate()
     assert PASSWORD not in out + err
     assert PASSWORD.encode() not in all_bytes_under(Path(env["TEACHD_HOME"]))
+
+
+def test_a_schedule_for_a_skill_with_no_taught_steps_is_refused_whether_it_runs_or_checks(store) -> None:
+    """A skill written by hand is instructions for an agent: there is nothing
+    for a schedule to replay or check, so it is refused when added, saying so
+    (the docs promised it; a plain run schedule once slipped through)."""
+    from teachd.core.errors import BadInput
+    from teachd.core.models import SkillContent
+
+    store.create("by-hand", SkillContent(name="By hand", description="For agents.", instructions="# Do it\n"))
+    schedules = ScheduleStore(store)
+    for kind, check in (("replay", False), ("check", True)):
+        with pytest.raises(BadInput, match=f"no steps to {kind}; agents use it as instructions"):
+            schedules.add(spec_from("by-hand", every="1d", check=check))
+    assert schedules.all() == []

@@ -284,7 +284,8 @@ def test_one_click_on_a_run_chip_is_one_version_even_double_clicked(server: Serv
     runs = RunStore(open_store(Settings(home=server.home, owner="alice")))
     for run_id, status in (("run-20261130-000001-aaaaaa", "success"), ("run-20261130-000002-bbbbbb", "failure")):
         runs.start(run_id, {SLUG: 1})
-        runs.finish(run_id, status, {"message": "replayed", "steps": [], "slug": SLUG})
+        runs.finish(run_id, status, {"message": "replayed", "slug": SLUG,
+                                     "steps": [{"n": 1, "action": "goto", "status": "ok"}]})
     with server.api() as api:
         v0 = api.get(f"/api/skills/{SLUG}").json()["version"]
     page = logged_in(browser, server)

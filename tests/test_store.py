@@ -228,6 +228,7 @@ def test_twenty_concurrent_feedback_clicks_make_twenty_versions(store: SkillStor
     for _ in range(20):
         ids.append(runs.new_run_id())
         runs.start(ids[-1], {"demo": 1})
+        runs.finish(ids[-1], "success", {"used": ["demo"]})  # judged once it ended
     run_in_parallel(_click, [(str(settings.home), settings.db_url, rid, "success" if i % 3 else "failure")
                              for i, rid in enumerate(ids)])
     skill = store.get("demo")
@@ -236,6 +237,37 @@ def test_twenty_concurrent_feedback_clicks_make_twenty_versions(store: SkillStor
     history = skill.current.instructions.split("## History", 1)[1]
     assert sorted(rid for rid in ids if rid in history) == sorted(ids)  # no click lost
     assert runs.outcome_counts("demo") == {1: {"success": 13, "failure": 7}}
+
+
+def test_only_a_run_that_got_to_act_can_be_judged_whatever_path_the_click_takes(store: SkillStore) -> None:
+    """give_feedback is the one gate of the CLI, the run page, the API and MCP:
+    a run still running, one denied or cancelled, and a replay that ended
+    before its first step are refused, saying why, and leave the skill as it
+    was; a replay that acted and an agent's session (which may have followed
+    the skill by hand, acting on nothing) are judged."""
+    from teachd.core.errors import Conflict
+    from teachd.runner.feedback import give_feedback
+    from teachd.store.runs import RunStore
+
+    store.create("demo", content())
+    runs = RunStore(store)
+    step = {"n": 1, "action": "goto", "status": "ok"}
+    cases = {"running": None, "aborted": {"slug": "demo", "steps": [step]},
+             "failure": {"slug": "demo", "steps": []}}
+    for status, detail in cases.items():
+        rid = runs.new_run_id()
+        runs.start(rid, {"demo": 1})
+        if detail is not None:
+            runs.finish(rid, status, detail)
+        with pytest.raises(Conflict, match="still running|stopped|before its first step"):
+            give_feedback(runs, rid, "demo", "success")
+    assert store.get("demo").current_version == 1
+    for detail in ({"slug": "demo", "steps": [step]}, {"origin": "MCP session", "used": ["demo"], "steps": []}):
+        rid = runs.new_run_id()
+        runs.start(rid, {"demo": 1})
+        runs.finish(rid, "failure" if detail.get("slug") else "ended", detail)
+        assert give_feedback(runs, rid, "demo", "failure").recorded
+    assert store.get("demo").current_version == 3
 
 
 def test_names_remembered_for_the_manifest_are_one_per_skill_however_often_it_is_written(

@@ -20,6 +20,8 @@ from teachd.store.groups import GroupStore
 from teachd.store.runs import RunStore
 from teachd.store.users import UserStore
 
+ACTED = [{"n": 1, "action": "goto", "status": "ok"}]  # a replay that got to act: it can be judged
+
 
 def skill(store: SkillStore, slug: str, body: str = "# Steps\n\nDo it.\n") -> None:
     """A skill as the store keeps it: taught (compiled here) when its slug says so, else created."""
@@ -70,6 +72,7 @@ def test_use_may_load_but_not_make_versions_and_edit_makes_them_on_the_owners_sk
     GrantStore(alice).share("expenses", "bob", "use")
     runs = RunStore(bob)
     runs.start("run-bob-1", {"expenses": 1})
+    runs.finish("run-bob-1", "success", {"slug": "expenses", "steps": ACTED})
     with pytest.raises(PolicyStop, match="to use, not to edit"):
         give_feedback(runs, "run-bob-1", "expenses", "success")
     with pytest.raises(PolicyStop):
@@ -210,6 +213,7 @@ def test_concurrent_grantees_feedback_keeps_the_owners_versions_linear(team) -> 
         runs = RunStore(person)
         try:
             runs.start(f"run-{person.owner}-{n}", {"expenses": 1})
+            runs.finish(f"run-{person.owner}-{n}", "success", {"slug": "expenses", "steps": ACTED})
             give_feedback(runs, f"run-{person.owner}-{n}", "expenses", "success")
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
@@ -307,7 +311,7 @@ def test_the_daemon_answers_as_the_tokens_person(store: SkillStore, settings: Se
             RunStore(store.as_person("bob")).start("run-bob-1", {"expenses": 2})
             running = as_bob.post("/api/runs/run-bob-1/feedback", json={"slug": "expenses", "outcome": "success"})
             assert running.status_code == 409  # judged once it ended, not while it runs
-            RunStore(store.as_person("bob")).finish("run-bob-1", "success", {"slug": "expenses"})
+            RunStore(store.as_person("bob")).finish("run-bob-1", "success", {"slug": "expenses", "steps": ACTED})
             clicked = as_bob.post("/api/runs/run-bob-1/feedback", json={"slug": "expenses", "outcome": "success"})
             assert clicked.status_code == 200 and clicked.json()["version"] == 3
             assert alice.get("/api/runs/run-bob-1").status_code == 404
@@ -459,7 +463,8 @@ def test_the_owner_sees_a_grantees_runs_of_their_skill_and_not_of_a_namesake(tea
         runs = RunStore(store)
         run_id = runs.new_run_id()
         runs.start(run_id, {"expenses": 1})
-        runs.finish(run_id, "success", {"message": "done", "slug": used[0] if used else None, "used": used})
+        runs.finish(run_id, "success", {"message": "done", "slug": used[0] if used else None, "used": used,
+                                        "steps": ACTED})
         return run_id
 
     by_bob, by_carol, loaded_only = ran(bob, ["expenses"]), ran(carol, ["expenses"]), ran(bob, [])

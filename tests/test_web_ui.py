@@ -292,6 +292,27 @@ def _watch(page: Any) -> list[str]:
     return problems
 
 
+# Each word of a table cell's text on one line: a narrow column breaks between words, never inside
+# one ("pause d", "tomor row"). Names made of parts (a slug, an id, an address), links and messages
+# may break anywhere: a long one has to.
+_BROKEN_WORDS = """() => {
+  const broken = [];
+  for (const td of document.querySelectorAll('td')) {
+    const walk = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      if (n.parentElement.closest('code, a, td[data-label="Message"], template')) continue;
+      for (const m of n.data.matchAll(/(?<![\\p{L}\\p{N}_-])\\p{L}{2,}(?![\\p{L}\\p{N}_-])/gu)) {
+        const r = document.createRange();
+        r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+        const lines = new Set([...r.getClientRects()].filter((b) => b.width > 0).map((b) => Math.round(b.top)));
+        if (lines.size > 1) broken.push(m[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+
+
 def _settle(page: Any) -> None:
     page.wait_for_load_state("load")
     page.wait_for_function("() => typeof api === 'function' && !document.querySelector('img[data-src]:not([src])')")
@@ -310,8 +331,22 @@ def test_every_page_passes_axe_and_fits_the_screen(ui: UI, browser, viewport: di
         found[path] = blocking(axe_violations(page))
         width = page.evaluate("() => document.documentElement.scrollWidth")
         assert width <= viewport["width"], (path, width)
+        assert page.evaluate(_BROKEN_WORDS) == [], path
         if path in SHOTS:
             shot(page, SHOTS[path] + ("" if viewport is DESKTOP else "-390"))
+    with ui.server.api() as api:  # a paused schedule says so in its narrow column
+        sid = api.get("/api/schedules").json()[0]["id"]
+        api.post(f"/api/schedules/{sid}/pause")
+        try:
+            for width in (viewport["width"], 820):  # 820: a tablet, or a window beside another
+                page.set_viewport_size({"width": width, "height": 900})
+                for path in ("/schedules", "/runs", f"/skills/{SLUG}"):
+                    page.goto(ui.server.url + path)
+                    _settle(page)
+                    assert page.evaluate(_BROKEN_WORDS) == [], (path, width)
+        finally:
+            api.post(f"/api/schedules/{sid}/resume")
+    page.set_viewport_size(viewport)
     # what goes wrong is a page of the app too: its navigation, a heading that says it, axe-clean
     for path, status, heading in (("/skills/nope", 404, "Not found"), ("/settings", 404, "Not found"),
                                   ("/runs/run-nope", 404, "Run"), ("/logout", 405, "Not allowed here")):
@@ -591,6 +626,88 @@ def test_the_schedule_form_takes_the_skill_typed_after_dollar(ui: UI, browser) -
     with ui.server.api() as api:
         made = [s for s in api.get("/api/schedules").json() if s["slug"] == SLUG and s["every_s"] == 86400]
         assert made, api.get("/api/schedules").json()
-        for s in made:
+    # Remove asks first: No keeps the schedule, Yes removes it
+    remove = page.locator(f"tr[data-schedule='{made[0]['id']}']").get_by_role("button", name="Remove")
+    asked: list[str] = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
+    remove.click()
+    assert asked and f"Remove schedule {made[0]['id']}" in asked[0] and SLUG in asked[0]
+    page.once("dialog", lambda d: d.accept())
+    with page.expect_navigation():
+        remove.click()
+    with ui.server.api() as api:
+        left = [s["id"] for s in api.get("/api/schedules").json()]
+        assert made[0]["id"] not in left
+        for s in made[1:]:
             assert api.delete(f"/api/schedules/{s['id']}").status_code < 300
     page.close()
+
+
+def test_run_and_schedules_are_offered_only_for_skills_with_taught_steps(ui: UI) -> None:
+    """A skill written here has no steps to replay: its page says so instead
+    of offering Run, the Runs and Schedules pickers leave it out, and the API
+    refuses a run or a schedule of it at once, saying why."""
+    with ui.server.api() as api:
+        made = api.post("/api/skills", json={"slug": "notes-by-hand", "template": "meeting-notes",
+                                             "description": "Take meeting notes."})
+        assert made.status_code == 200, made.text
+        try:
+            own, taught = api.get("/skills/notes-by-hand").text, api.get(f"/skills/{SLUG}").text
+            assert 'href="/runs?skill=notes-by-hand"' not in own and 'id="not-replayable"' in own
+            assert f'href="/runs?skill={SLUG}"' in taught
+            for page in ("/runs", "/schedules"):
+                options = re.findall(r'<option value="\$([^"]+)"', api.get(page).text)
+                assert SLUG in options and "notes-by-hand" not in options, (page, options)
+            run = api.post("/api/runs", json={"slug": "notes-by-hand"})
+            assert run.status_code == 400 and "no taught steps to replay" in run.json()["error"], run.text
+            schedule = api.post("/api/schedules", json={"slug": "notes-by-hand", "every": "1d"})
+            assert schedule.status_code == 400 and "no steps to replay" in schedule.json()["error"], schedule.text
+        finally:
+            api.delete("/api/skills/notes-by-hand")
+
+
+def test_an_exported_zip_imports_through_the_skills_page(ui: UI, browser, tmp_path: Path) -> None:
+    """Export folder (zip) on one skill page, Import of that file on the
+    Skills page: the same skill, files and all (the browser sends the bytes)."""
+    with ui.server.api() as api:
+        assert api.post("/api/skills", json={"slug": "zip-round-trip", "template": "meeting-notes",
+                                             "description": "Travels as a zip."}).status_code == 200
+        api.put("/api/skills/zip-round-trip/files/references/agenda.md", json={"text": "# Agenda\n"})
+        before = api.get("/api/skills/zip-round-trip").json()
+        archive = tmp_path / "zip-round-trip.zip"
+        archive.write_bytes(api.get("/api/skills/zip-round-trip/export?format=zip").content)
+        assert api.delete("/api/skills/zip-round-trip").status_code < 300
+    page = logged_in(browser, ui.server, ui.login)
+    try:
+        page.goto(ui.server.url + "/skills")
+        page.get_by_label("A SKILL.md, a JSON envelope or an exported zip").set_input_files(str(archive))
+        page.get_by_role("button", name="Import", exact=True).click()
+        page.wait_for_url("**/skills/zip-round-trip")
+        with ui.server.api() as api:
+            after = api.get("/api/skills/zip-round-trip").json()
+            bad = api.post("/api/skills/import", json={"archive": "not base64!", "name": "x.zip"})
+            assert bad.status_code == 400 and "base64" in bad.json()["error"]
+        assert after["files"] == before["files"] and after["description"] == "Travels as a zip."
+        assert after["instructions"].strip() == before["instructions"].strip()  # the file's blank line kept
+    finally:
+        page.close()
+        with ui.server.api() as api:
+            api.delete("/api/skills/zip-round-trip")
+
+
+def test_the_runs_list_shows_a_new_run_without_a_reload(ui: UI, browser) -> None:
+    page = logged_in(browser, ui.server, ui.login)
+    try:
+        page.goto(ui.server.url + "/runs")
+        _settle(page)
+        page.evaluate("() => { window.notReloaded = true; }")
+        run_id = ui.runs.new_run_id()
+        ui.runs.start(run_id, {SLUG: ui.version})
+        ui.runs.finish(run_id, "success", {"slug": SLUG, "origin": "a test", "used": [SLUG],
+                                           "message": "every step and the success check held",
+                                           "steps": [_result(1)]})
+        row = page.locator(f"tr[data-run-row='{run_id}']")
+        row.wait_for(timeout=15_000)
+        assert "succeeded" in row.inner_text() and page.evaluate("() => window.notReloaded === true")
+    finally:
+        page.close()

@@ -5,11 +5,33 @@ steps as they show them; and a health check's verdict."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 TRIED = ("success", "unverified", "partial", "failure", "ended")  # "ended": an agent's MCP session
 REPAIRABLE = ("failure", "partial")  # halted at a step: before any write, or after some (a half change)
+
+
+def feedback_refused(run: Mapping[str, Any], *, own_session: bool = False) -> str | None:
+    """Why a person cannot say whether this teachd run worked, or None: the
+    one rule for the Runs list, the run page, the API, the command line and
+    MCP. A run still running, one stopped by a deny or a cancel, and a
+    replay that ended before its first step (Chromium missing, a plan it
+    could not read) showed nothing to judge. An agent's session is judged
+    whatever it acted on (its skill may be one the agent followed by hand),
+    and by the agent in it while it runs (``own_session``): the agent knows
+    when its task is done."""
+    status = str(run.get("status") or "")
+    if status == "running" and own_session:
+        return None
+    if status == "running":
+        return "this run is still running: say whether it worked once it has ended"
+    if status not in TRIED:
+        return ("this run was stopped (denied or cancelled) before it could show whether the skill works: "
+                "there is nothing to judge")
+    if run.get("slug") and not numbered(run.get("steps")):
+        return "this run ended before its first step: there is nothing to judge"
+    return None
 
 
 def numbered(steps: Any) -> list[dict[str, Any]]:

@@ -170,7 +170,7 @@ class McpRun:
         self._not_on_disk(slug, "History to append to")
         ref = run_id or self.run_id
         runs = self.services.runs
-        given = give_feedback(runs, ref, slug, outcome, note)
+        given = give_feedback(runs, ref, slug, outcome, note, own_session=ref == self.run_id)
         return {**given.skill.summary(), "run_id": ref, "recorded": given.recorded, "outcome": given.outcome}
 
     # -- the browser --------------------------------------------------------

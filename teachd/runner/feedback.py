@@ -11,6 +11,7 @@ from typing import Any
 from teachd.core.errors import BadInput, Conflict, NotFound
 from teachd.core.history import RUN_REF, append_history, history_line, mark_validated
 from teachd.core.models import Skill, SkillContent
+from teachd.core.outcomes import feedback_refused
 from teachd.store.runs import RunStore
 
 OUTCOMES = ("success", "failure")
@@ -40,16 +41,21 @@ class Given:
     outcome: str
 
 
-def give_feedback(runs: RunStore, run_ref: str, slug: str, outcome: str, note: str | None = None) -> Given:
+def give_feedback(runs: RunStore, run_ref: str, slug: str, outcome: str, note: str | None = None,
+                  own_session: bool = False) -> Given:
     """Feedback on a teachd run, or on an external agent's run reference —
-    the one rule for the command line, the run page and MCP: a run takes one
-    piece of feedback per skill — a double click, a click from another tab or
-    the same command twice records nothing more (checked inside the write
-    transaction)."""
+    the one rule for the command line, the run page and MCP: a teachd run
+    is judged once it got to act (core.outcomes.feedback_refused; an MCP
+    session by the agent in it, ``own_session``, while it runs), and takes
+    one piece of feedback per skill — a double click, a click from another
+    tab or the same command twice records nothing more (checked inside the
+    write transaction)."""
     if outcome not in OUTCOMES:
         raise BadInput(f"feedback is success or failure, not {outcome!r}")
     if not RUN_REF.match(run_ref):
         raise BadInput(f"run reference {run_ref!r} is not a valid id")
+    if run_ref.startswith("run-") and (why := feedback_refused(runs.one(run_ref), own_session=own_session)):
+        raise Conflict(why)
     loaded = runs.loaded_versions(run_ref)
     ran_version = loaded.get(slug) if loaded is not None else None
     if loaded is not None and ran_version is None:

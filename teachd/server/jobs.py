@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from compiler.plan import STEPS_FILE
 from teachd.config import Settings
 from teachd.core.errors import BadInput, Conflict, Failed, NotFound, PolicyStop, TooMany
 from teachd.runner.gate import PageApprover
@@ -70,7 +71,9 @@ class Runs:
             raise TooMany(f"you already have {live} replays running on this daemon "
                           f"(at most {self.per_person}): let one finish, "
                           "or answer what it waits for on the Approvals page")
-        self.runs.skills.load(slug)  # a missing or disabled skill is refused now, not in the thread
+        skill = self.runs.skills.load(slug)  # a missing or disabled skill is refused now, not in the thread
+        if STEPS_FILE not in skill.current.files:
+            raise BadInput(f"{slug} has no taught steps to replay: it is instructions an agent follows")
         for run_id, (who, thread) in self._threads.items():
             if who == person and thread.is_alive() and self._starting(run_id, slug):
                 raise Conflict(f"a run of {slug} is starting already ({run_id}): follow it on its page, "

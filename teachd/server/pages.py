@@ -26,6 +26,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
+from compiler.plan import STEPS_FILE
 from teachd.core.approval import GATED_TOOLS
 from teachd.core.errors import NotFound
 from teachd.server.api import runs as runs_api
@@ -224,6 +225,7 @@ async def skill_page(request: Request) -> HTMLResponse:
     meta = view["metadata"].get("metadata", {}) if isinstance(view["metadata"].get("metadata"), dict) else {}
     forced = views.secret_typing(view)
     context = {"view": view, "meta": meta, "parameters": views.parameters_of(view), "forced": forced,
+               "replayable": STEPS_FILE in view["files"],
                "versions": list(reversed(view["versions"])), "files": sorted(view["files"].items())}
     data = {"slug": view["slug"], "access": view["access"], "forced": forced}
     return render(request, "skill.html", context, active="/skills", title=view["name"], scripts=("skill.js",),
@@ -256,8 +258,8 @@ def _runs_context(d: Daemon) -> tuple[list[Any], list[dict[str, Any]]]:
 async def runs_page(request: Request) -> HTMLResponse:
     d = daemon(request)
     usable, runs = await run_in_threadpool(_runs_context, d)
-    return render(request, "runs.html", {"runs": runs, "skills": usable}, active="/runs",
-                  title="Runs", scripts=("params.js", "runs.js"))
+    return render(request, "runs.html", {"runs": runs, "skills": views.replayable(usable)}, active="/runs",
+                  title="Runs", scripts=("params.js", "runs.js"), part={"list": "_runs_list.html"})
 
 
 async def run_page(request: Request) -> HTMLResponse:
@@ -302,7 +304,7 @@ async def secret_page(request: Request) -> HTMLResponse:
 async def schedules_page(request: Request) -> HTMLResponse:
     d = daemon(request)
     context = await run_in_threadpool(lambda: {"schedules": schedule_views(d), "leading": d.schedules.leading,
-                                               "skills": d.store.all(enabled_only=True)})
+                                               "skills": views.replayable(d.store.all(enabled_only=True))})
     return render(request, "schedules.html", context, active="/schedules", title="Schedules",
                   scripts=("params.js", "schedules.js"))
 

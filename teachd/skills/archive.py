@@ -5,6 +5,7 @@ other on a case-insensitive disk), and within the skill's limits."""
 
 from __future__ import annotations
 
+import io
 import stat
 import tarfile
 import zipfile
@@ -44,12 +45,19 @@ def check_names(names: Iterable[str], where: str) -> None:
         seen[key] = name
 
 
-def read_archive(path: Path) -> tuple[str, str, dict[str, str], list[str]]:
+def read_archive(path: Path, data: bytes | None = None) -> tuple[str, str, dict[str, str], list[str]]:
     """(folder name, SKILL.md text, the other text files, the binary files
-    left out) of the one skill in an archive."""
+    left out) of the one skill in an archive: the file at ``path``, or
+    ``data`` under that name (an archive a browser sent, never written to
+    disk), with the same checks."""
     entries: dict[str, bytes] = {}
+    source: Path | io.BytesIO = path if data is None else io.BytesIO(data)
     if path.name.lower().endswith(".zip"):
-        with zipfile.ZipFile(path) as zf:
+        try:
+            zf = zipfile.ZipFile(source)
+        except zipfile.BadZipFile as exc:
+            raise InvalidSkill(f"{path.name} is not a readable archive: {exc}") from None
+        with zf:
             for info in zf.infolist():
                 name = check_entry(info.filename.rstrip("/")) if info.filename.strip("/") else ""
                 kind = stat.S_IFMT(info.external_attr >> 16)  # 0: written without a Unix file type
@@ -64,7 +72,7 @@ def read_archive(path: Path) -> tuple[str, str, dict[str, str], list[str]]:
                 entries[name] = _read_at_most(zf.open(info), MAX_FILE_BYTES, name)
     else:
         try:
-            tf = tarfile.open(path)
+            tf = tarfile.open(path) if data is None else tarfile.open(fileobj=io.BytesIO(data))
         except tarfile.TarError as exc:
             raise InvalidSkill(f"{path.name} is not a readable archive: {exc}") from None
         with tf:

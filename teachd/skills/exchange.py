@@ -16,12 +16,12 @@ from typing import Any
 import yaml
 
 from teachd.core.approval import Approval
-from teachd.core.errors import InvalidSkill, LimitExceeded, NotFound, UnsafePath
+from teachd.core.errors import BadInput, InvalidSkill, LimitExceeded, NotFound, UnsafePath
 from teachd.core.limits import MAX_FILES, BinaryFile, left_out, looks_binary
 from teachd.core.models import Skill, SkillContent
 from teachd.core.paths import resolve_inside
 from teachd.core.skill_fields import name_problems
-from teachd.skills.archive import check_names, is_archive, read_archive
+from teachd.skills.archive import ARCHIVE_SUFFIXES, check_names, is_archive, read_archive
 from teachd.skills.folder import read_plain_text
 from teachd.skills.skillmd import parse_skill_md, render_skill_md
 from teachd.skills.skillmd.parse import load_frontmatter, split_header
@@ -66,6 +66,16 @@ class Imported:
         if self.approval_declared:
             return new
         return replace(new, approval=previous.approval.union(self.content.approval))
+
+
+def from_archive(name: str, data: bytes) -> Imported:
+    """A skill from an archive's bytes (the web UI's Import of an exported
+    zip): read as ``teachd skills import FILE.zip`` reads the file."""
+    plain = Path(name).name
+    if not plain.lower().endswith(ARCHIVE_SUFFIXES):
+        raise BadInput(f"{plain!r} is not an archive: a .zip, .tar, .tar.gz, .tgz, .tar.bz2 or .tar.xz")
+    folder, text, files, skipped = read_archive(Path(plain), data)
+    return _leaving_out(from_skill_md(text, folder, files), skipped)
 
 
 def read_import_source(path: Path) -> Imported:

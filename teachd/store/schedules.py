@@ -33,16 +33,16 @@ class ScheduleStore:
     def add(self, spec: Spec) -> int:
         spec.check()
         skill = self.skills.get(spec.slug)  # a schedule for a skill that does not exist is refused now
-        if spec.params or spec.kind == "check":  # refused now, not at 9 on Monday morning
-            try:
-                proc = Procedure.from_files(skill.current.files)
-            except PlanError:
-                raise BadInput(f"{spec.slug} is not a taught skill: it has no steps to "
-                               f"{'check' if spec.kind == 'check' else 'fill in'}") from None
-            unknown = sorted(set(spec.params) - set(proc.parameters))
-            if unknown:
-                raise BadInput(f"unknown parameter(s) {', '.join(unknown)}; "
-                               f"this skill takes: {', '.join(proc.parameters) or 'none'}")
+        try:  # refused now, not at 9 on Monday morning: a schedule replays or checks the taught steps
+            proc = Procedure.from_files(skill.current.files)
+        except PlanError:
+            raise BadInput(f"{spec.slug} is not a taught skill: it has no steps to "
+                           f"{'check' if spec.kind == 'check' else 'replay'}; agents use it as instructions, "
+                           "a schedule cannot run it") from None
+        unknown = sorted(set(spec.params) - set(proc.parameters))
+        if unknown:
+            raise BadInput(f"unknown parameter(s) {', '.join(unknown)}; "
+                           f"this skill takes: {', '.join(proc.parameters) or 'none'}")
         with self.db.atomic() as tx:
             tx.execute(
                 "INSERT INTO schedules (owner, slug, kind, cron, every_s, params, profile, timeout_s,"

@@ -6,6 +6,8 @@ and sealed by the store like any other version."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -15,13 +17,26 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from teachd.core.errors import BadInput, Conflict
 from teachd.server.api.common import body, daemon, text_field
 from teachd.server.api.skills import skill_view
-from teachd.skills.exchange import Imported, export_envelope, export_md, from_envelope, from_skill_md
+from teachd.skills.exchange import (
+    Imported,
+    export_envelope,
+    export_md,
+    from_archive,
+    from_envelope,
+    from_skill_md,
+)
 from teachd.store.origins import IMPORTED
 
 
 def _imported(data: dict[str, Any]) -> Imported:
     if isinstance(data.get("envelope"), str):
         return from_envelope(data["envelope"])
+    if isinstance(data.get("archive"), str):  # an exported folder (zip, tar.gz), as base64
+        try:
+            raw = base64.b64decode(data["archive"], validate=True)
+        except (binascii.Error, ValueError):
+            raise BadInput("`archive` is the archive's bytes as base64") from None
+        return from_archive(text_field(data, "name") or "skill.zip", raw)
     if isinstance(data.get("skill_md"), str):
         files = data.get("files")  # absent: the SKILL.md alone, the skill's files are kept
         if files is not None and (not isinstance(files, dict) or not all(
@@ -29,7 +44,7 @@ def _imported(data: dict[str, Any]) -> Imported:
             raise BadInput("`files` maps relative paths to text")
         return from_skill_md(data["skill_md"], str(data.get("folder") or ""), files)
     raise BadInput("send `skill_md` (with `folder`, and the folder's other `files`, which an update "
-                   "keeps when absent) or `envelope`")
+                   "keeps when absent), `envelope`, or `archive` (base64, with its file `name`)")
 
 
 async def skill_update(request: Request) -> JSONResponse:
@@ -74,7 +89,8 @@ async def skill_export(request: Request) -> Response:
 
 async def skill_import(request: Request) -> JSONResponse:
     """
-    summary: Import a SKILL.md (`skill_md`, with a `folder` name) or a JSON envelope (`envelope`)
+    summary: Import a SKILL.md (`skill_md`, with a `folder` name), a JSON envelope (`envelope`) or an exported
+      folder (`archive`: a zip or tar.gz as base64, with its file `name`)
     responses:
       200: {description: the new skill}
       409: {description: the slug exists}

@@ -15,8 +15,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from teachd.core.errors import BadInput, Conflict, NotFound
-from teachd.core.outcomes import TRIED, numbered
+from teachd.core.errors import BadInput, NotFound
+from teachd.core.outcomes import feedback_refused, numbered
 from teachd.runner.feedback import OUTCOMES, UNDO_SECONDS, give_feedback, undo_feedback
 from teachd.server.api.common import body, daemon, text_field
 from teachd.server.state import Daemon
@@ -38,7 +38,7 @@ def run_view(d: Daemon, run: dict[str, Any]) -> dict[str, Any]:
     secrets = [s for s in d.secrets.pending() if s.get("run_id") == run_id]
     return {**run, "steps": steps, "waiting": waiting, "secrets_waiting": secrets,
             "feedback": d.runs.feedback_given(run_id),
-            "feedback_open": run["status"] in TRIED, "undo_seconds": UNDO_SECONDS}
+            "feedback_open": feedback_refused(run) is None, "undo_seconds": UNDO_SECONDS}
 
 
 async def runs_list(request: Request) -> JSONResponse:
@@ -49,7 +49,7 @@ async def runs_list(request: Request) -> JSONResponse:
     """
     d = daemon(request)
     out = [{**r, "feedback": d.runs.feedback_given(r["run_id"]),
-            "feedback_open": r["status"] in TRIED} for r in d.runs.recent()]
+            "feedback_open": feedback_refused(r) is None} for r in d.runs.recent()]
     return JSONResponse(out)
 
 
@@ -168,10 +168,11 @@ async def run_events(request: Request) -> Response:
 async def run_feedback(request: Request) -> JSONResponse:
     """
     summary: One click on a run's skill chip (`slug`, `outcome`); a second click records nothing more
-    description: Only on a run that ended having tried (not running, not stopped by a deny or a cancel).
+    description: Only on a run that ended having tried (not running, not stopped by a deny or a cancel,
+      not ended before its first step).
     responses:
       200: {description: the skill's version after it}
-      409: {description: the run is still running, or it was stopped before it could show anything}
+      409: {description: "the run is still running, or it stopped before it could show anything"}
     """
     data = await body(request)
     slug, outcome = text_field(data, "slug"), text_field(data, "outcome")
@@ -179,13 +180,6 @@ async def run_feedback(request: Request) -> JSONResponse:
         raise BadInput("say which skill and whether it worked (success or failure)")
     d = daemon(request)
     run_id = request.path_params["run_id"]
-    if run_id.startswith("run-"):  # a teachd run: judged only once it ended having tried
-        status = (await run_in_threadpool(d.runs.one, run_id))["status"]
-        if status == "running":
-            raise Conflict("this run is still running: say whether it worked once it has ended")
-        if status not in TRIED:
-            raise Conflict("this run was stopped (denied or cancelled) before it could show whether the "
-                           "skill works: there is nothing to judge")
     note = text_field(data, "note")
     given = await run_in_threadpool(give_feedback, d.runs, run_id, slug, str(outcome), note)
     return JSONResponse({**given.skill.summary(), "feedback": d.runs.feedback_given(run_id),

@@ -51,6 +51,14 @@ document.addEventListener('click', (ev) => {
     .finally(() => { b.disabled = false; });
 });
 
+// -- the Runs list, live: redrawn while the page is open (a new run, a status that changed) -----------
+// Not while the person is at a chip: a click's Undo lives in the chip until its minute is over.
+const recent = $('recent-runs');
+if (recent) setInterval(async () => {
+  if (recent.querySelector('.chip[data-busy], .chip .done') || recent.contains(document.activeElement)) return;
+  try { swap(recent, await fragment('/runs?part=list')); } catch (err) { /* the daemon is stopping */ }
+}, 3000);
+
 // -- the Run form ---------------------------------------------------------------------------------
 const runButton = $('run'), field = $('slug');
 if (!runButton || !field) return;

@@ -38,6 +38,13 @@ urlButton.addEventListener('click', () => act(async () => {
   flash(`${r.action} ${r.skill ? r.skill.slug : ''} from ${r.plan.resolved}`);
   if (r.action !== 'unchanged') setTimeout(() => location.reload(), 800);
 }, urlButton));
+// An archive's bytes for JSON: base64, a chunk at a time (no argument list as long as the file).
+async function base64Of(file) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(out);
+}
 const importButton = document.getElementById('import');
 importButton.addEventListener('click', async () => {
   const folder = [...document.getElementById('import-folder').files];
@@ -54,8 +61,10 @@ importButton.addEventListener('click', async () => {
   }
   const f = document.getElementById('import-file').files[0];
   if (!f) return flash('Choose a file or a folder first', 'err', importButton);
-  const text = await f.text();
-  const body = f.name.endsWith('.json') ? {envelope: text} : {skill_md: text, folder: f.name.replace(/\.md$/i, '')};
+  const archive = /\.(zip|tar|tar\.gz|tgz|tar\.bz2|tar\.xz)$/i.test(f.name);
+  const body = archive ? {archive: await base64Of(f), name: f.name}
+    : f.name.endsWith('.json') ? {envelope: await f.text()}
+    : {skill_md: await f.text(), folder: f.name.replace(/\.md$/i, '')};
   return act(() => api('POST', '/api/skills/import', body), (s) => { location.href = '/skills/' + seg(s.slug); },
              importButton);
 });

@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from teachd.core.outcomes import REPAIRABLE, TRIED, numbered
+from compiler.plan import STEPS_FILE
+from teachd.core.models import Skill
+from teachd.core.outcomes import REPAIRABLE, feedback_refused, numbered
 from teachd.runner.quoting import invisible
 
 QUOTED_MAX = 300  # characters of an agent's text shown at first; the rest folded, one click away
@@ -23,6 +25,13 @@ STATUS_WORDS = {"success": "succeeded", "unverified": "ran, not confirmed", "par
 STEP_CLASS = {"ok": "ok", "halted": "bad", "running": "run", "skipped": "warn",
               "done": "ok", "refused": "bad", "failed": "bad"}  # the last three: an agent's actions (MCP)
 STEP_WORDS = {"ok": "done", "halted": "halted", "running": "now", "skipped": "skipped"}
+
+
+def replayable(skills: list[Skill]) -> list[Skill]:
+    """The skills teachd can replay or check: taught steps, wherever they came
+    from (an imported taught skill has them too). A skill written by hand is
+    instructions for an agent; Run and a schedule are not offered for it."""
+    return [s for s in skills if STEPS_FILE in s.current.files]
 
 
 def shown(text: Any, limit: int | None = QUOTED_MAX) -> tuple[str, int]:
@@ -112,7 +121,7 @@ def run_view(run: dict[str, Any], feedback: dict[str, str], use_only: set[str],
         used = [s for s in run["used"] if isinstance(s, str)]
     else:
         used = [run["slug"]] if run.get("slug") else list(skills)
-    feedback_open = bool(run.get("feedback_open", status in TRIED))
+    feedback_open = bool(run.get("feedback_open", feedback_refused(run) is None))
     chips = []
     for slug in sorted(set(used) | set(feedback)):
         given = feedback.get(slug)
