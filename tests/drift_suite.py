@@ -52,8 +52,11 @@ def demonstrate_posts(teach: TeachProcess, password: str) -> None:
         type_into(page.locator("#post-title"), POST["title"])
         type_into(page.locator(".ql-editor"), POST["body"])
         # A person reads what they typed before reaching for the menu: the
-        # editor's debounce has copied the body into the form by then.
-        page.wait_for_function("document.querySelector('input[name=body]').value.includes('Saturday')")
+        # editor's debounce has copied the body into the form by then — the
+        # whole of it, to its last word (on a loaded machine a stall between
+        # keys syncs a part; the editor's HTML may hold its spaces as &nbsp;).
+        page.wait_for_function("end => document.querySelector('input[name=body]').value.includes(end)",
+                               arg=POST["body"].split()[-1])
         page.locator("[data-k='post.more'] svg").click()
         page.get_by_role("button", name="Publish").click()
         page.wait_for_url(re.compile(r"/posts/\d+$"))

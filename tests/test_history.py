@@ -20,3 +20,17 @@ def test_notes_are_masked_and_validation_line_updates() -> None:
     assert "ghp_" not in line and "[masked]" in line
     assert mark_validated("a\nValidation: not yet replayed.\nb", "2026-11-30", "r1") == (
         "a\nValidation: replayed successfully on 2026-11-30 (run r1).\nb")
+
+
+def test_the_history_reads_back_as_a_timeline_newest_first_with_a_persons_own_lines_kept() -> None:
+    from teachd.core.history import history_entries
+
+    body = append_history("# X\n\nDo it.\n\n## History\n\n- taught on 2026-11-30\n",
+                          history_line("2026-12-01", "success", "run-1"))
+    body = append_history(body, history_line("2026-12-02", "failure", "mcp:7", "wrong — group"))
+    body += "\n## Notes\n\n- not history\n"
+    entries = history_entries(body)
+    assert [(e["date"], e["outcome"], e["run"], e["note"]) for e in entries] == [
+        ("2026-12-02", "failure", "mcp:7", "wrong — group"), ("2026-12-01", "success", "run-1", None),
+        (None, None, None, None)]
+    assert entries[-1]["text"] == "taught on 2026-11-30" and history_entries("# no history\n") == []

@@ -534,7 +534,10 @@ def test_chips_only_for_the_skills_a_run_used_and_a_click_can_be_undone(ui: UI, 
     undo.wait_for()
     assert page.evaluate("() => document.activeElement.textContent") == "Undo"
     with ui.server.api() as api:
-        assert api.get(f"/api/runs/{ui.agent}").json()["feedback"] == {SLUG: "success"}
+        record = api.get(f"/api/runs/{ui.agent}").json()
+        assert record["feedback"] == {SLUG: "success"} and 0 < record["undo_left"][SLUG] <= 60
+        page.reload()  # the Undo is the server's for its minute: a reload (or a visit elsewhere) keeps it
+        undo = page.locator(f"tr[data-run-row='{ui.agent}']").get_by_role("button", name="Undo")
         undo.click()
         chip.get_by_role("button", name="Worked").wait_for()
         assert api.get(f"/api/runs/{ui.agent}").json()["feedback"] == {}
@@ -711,3 +714,28 @@ def test_the_runs_list_shows_a_new_run_without_a_reload(ui: UI, browser) -> None
         assert "succeeded" in row.inner_text() and page.evaluate("() => window.notReloaded === true")
     finally:
         page.close()
+
+
+def test_the_skill_page_shows_its_history_as_a_timeline_with_how_often_it_worked(ui: UI, browser) -> None:
+    """One click after a run is a dated line on the skill page itself, newest
+    first, linked to its run, with how often the judged runs worked — not
+    only inside the instructions' text."""
+    with ui.server.api() as api:
+        clicked = api.post(f"/api/runs/{ui.done}/feedback", json={"slug": SLUG, "outcome": "success",
+                                                                    "note": "all approvers there"})
+        assert clicked.status_code == 200, clicked.text
+    page = logged_in(browser, ui.server, ui.login)
+    try:
+        page.set_viewport_size(PHONE)
+        page.goto(f"{ui.server.url}/skills/{SLUG}")
+        newest = page.locator("#history li").first
+        said = " ".join(newest.inner_text().split())
+        assert said.startswith("worked ") and ui.done in said and "all approvers there" in said, said
+        assert "1 of 1 worked" in page.locator("#history").inner_text()
+        assert "(1 of 1 worked)" in page.locator("table").filter(has_text="Restore").inner_text()
+        newest.get_by_role("link", name=ui.done).click()
+        page.wait_for_url(f"**/runs/{ui.done}")
+    finally:
+        page.close()
+        with ui.server.api() as api:
+            assert api.delete(f"/api/runs/{ui.done}/feedback/{SLUG}").status_code == 200

@@ -43,3 +43,28 @@ def mark_validated(body: str, date: str, run_ref: str) -> str:
     if _VALIDATION.search(body):
         return _VALIDATION.sub(line, body, count=1)
     return body
+
+
+_ENTRY = re.compile(r"^- (?P<date>\d{4}-\d{2}-\d{2}) — (?P<outcome>success|failure) — run (?P<run>\S+)"
+                    r"(?: — (?P<note>.*))?$")
+
+
+def history_entries(body: str) -> list[dict[str, str | None]]:
+    """The History section's lines, newest first, for a timeline: a piece of
+    feedback as its parts (date, outcome, run, note), any other line (a
+    person's own words, a repair's note) as its text alone."""
+    lines = body.split("\n")
+    try:
+        start = next(i for i, ln in enumerate(lines) if ln.strip() == HEADING)
+    except StopIteration:
+        return []
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    out: list[dict[str, str | None]] = []
+    for line in lines[start + 1:end]:
+        if not line.strip():
+            continue
+        m = _ENTRY.match(line.strip())
+        parts = m.groupdict() if m else {"date": None, "outcome": None, "run": None, "note": None}
+        out.append({**parts, "text": line.strip().removeprefix("- ")})
+    return out[::-1]
+

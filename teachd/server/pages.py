@@ -29,6 +29,8 @@ from starlette.templating import Jinja2Templates
 from compiler.plan import STEPS_FILE
 from teachd.core.approval import GATED_TOOLS
 from teachd.core.errors import NotFound
+from teachd.core.history import history_entries
+from teachd.runner.feedback import UNDO_SECONDS
 from teachd.server.api import runs as runs_api
 from teachd.server.api.common import daemon
 from teachd.server.api.schedules import schedule_views
@@ -55,7 +57,8 @@ def _environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.globals.update(static=lambda name: asset(name).url, sri=lambda name: asset(name).integrity,
-                       NAV=NAV, GATED_TOOLS=GATED_TOOLS, STEP_CLASS=views.STEP_CLASS, STEP_WORDS=views.STEP_WORDS)
+                       NAV=NAV, GATED_TOOLS=GATED_TOOLS, STEP_CLASS=views.STEP_CLASS, STEP_WORDS=views.STEP_WORDS,
+                       worked_rate=views.worked_rate)
     env.filters.update(q=q, shown=views.shown, shown_rest=views.shown_rest, duration=duration,
                        evidence=evidence_words, tool_words=tool_words,
                        schedule_words=lambda v: schedule_words(v.get("cron"), v.get("every_s")))
@@ -225,7 +228,7 @@ async def skill_page(request: Request) -> HTMLResponse:
     meta = view["metadata"].get("metadata", {}) if isinstance(view["metadata"].get("metadata"), dict) else {}
     forced = views.secret_typing(view)
     context = {"view": view, "meta": meta, "parameters": views.parameters_of(view), "forced": forced,
-               "replayable": STEPS_FILE in view["files"],
+               "replayable": STEPS_FILE in view["files"], "history": history_entries(view["instructions"]),
                "versions": list(reversed(view["versions"])), "files": sorted(view["files"].items())}
     data = {"slug": view["slug"], "access": view["access"], "forced": forced}
     return render(request, "skill.html", context, active="/skills", title=view["name"], scripts=("skill.js",),
@@ -251,7 +254,8 @@ def _runs_context(d: Daemon) -> tuple[list[Any], list[dict[str, Any]]]:
     use_only = {s.slug for s in usable if s.access == "use"}
     pending = d.approvals.pending()
     runs = [views.run_view(r, d.runs.feedback_given(r["run_id"]), use_only,
-                           [p for p in pending if p["run_id"] == r["run_id"]]) for r in d.runs.recent()]
+                           [p for p in pending if p["run_id"] == r["run_id"]],
+                           d.runs.undo_left(r["run_id"], UNDO_SECONDS)) for r in d.runs.recent()]
     return usable, runs
 
 

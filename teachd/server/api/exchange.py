@@ -90,7 +90,7 @@ async def skill_export(request: Request) -> Response:
 async def skill_import(request: Request) -> JSONResponse:
     """
     summary: Import a SKILL.md (`skill_md`, with a `folder` name), a JSON envelope (`envelope`) or an exported
-      folder (`archive`: a zip or tar.gz as base64, with its file `name`)
+      folder (`archive`, a zip or tar.gz as base64, with its file `name`)
     responses:
       200: {description: the new skill}
       409: {description: the slug exists}

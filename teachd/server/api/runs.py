@@ -37,7 +37,7 @@ def run_view(d: Daemon, run: dict[str, Any]) -> dict[str, Any]:
     waiting = [p for p in d.approvals.pending() if p["run_id"] == run_id]
     secrets = [s for s in d.secrets.pending() if s.get("run_id") == run_id]
     return {**run, "steps": steps, "waiting": waiting, "secrets_waiting": secrets,
-            "feedback": d.runs.feedback_given(run_id),
+            "feedback": d.runs.feedback_given(run_id), "undo_left": d.runs.undo_left(run_id, UNDO_SECONDS),
             "feedback_open": feedback_refused(run) is None, "undo_seconds": UNDO_SECONDS}
 
 

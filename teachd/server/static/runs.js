@@ -5,6 +5,15 @@ const $ = (id) => document.getElementById(id);
 const UNDO_MS = 60000;
 
 // -- feedback chips ---------------------------------------------------------------------
+// Undo is the server's for a minute after the click (data-undo: the seconds left, as the page was
+// made), so a reload or a visit elsewhere keeps it; each Undo button goes when its time is up.
+function arm(undo) {
+  if (undo.dataset.armed) return;
+  undo.dataset.armed = '1';
+  setTimeout(() => undo.remove(), Number(undo.dataset.undo || UNDO_MS / 1000) * 1000);
+}
+setInterval(() => document.querySelectorAll('.chip button[data-undo]').forEach(arm), 1000);
+document.querySelectorAll('.chip button[data-undo]').forEach(arm);
 function given(chip, outcome, version, seconds) {
   const label = chip.querySelector('.label').textContent;
   const done = document.createElement('span');
@@ -12,17 +21,21 @@ function given(chip, outcome, version, seconds) {
   done.textContent = (outcome === 'success' ? '✓ worked' : '✗ failed') + (version ? ` → v${version}` : '');
   const undo = document.createElement('button');
   undo.type = 'button'; undo.textContent = 'Undo'; undo.setAttribute('aria-label', `Undo: ${label}`);
+  undo.dataset.undo = String(seconds || UNDO_MS / 1000);
   chip.replaceChildren(Object.assign(document.createElement('span'), {className: 'label', textContent: label}), done, undo);
-  const timer = setTimeout(() => undo.remove(), seconds ? seconds * 1000 : UNDO_MS);
-  undo.addEventListener('click', () => {
-    undo.disabled = true;
-    act(() => api('DELETE', `/api/runs/${seg(chip.dataset.run)}/feedback/${seg(chip.dataset.slug)}`), () => {
-      clearTimeout(timer); open(chip, label); chip.querySelector('button').focus();
-      flash(`Undone: ${label} has no feedback from this run`);
-    }, chip).finally(() => { undo.disabled = false; });
-  });
+  arm(undo);
   undo.focus();
 }
+document.addEventListener('click', (ev) => {
+  const undo = ev.target.closest('.chip[data-run] button[data-undo]');
+  if (!undo) return;
+  const chip = undo.closest('.chip'), label = chip.querySelector('.label').textContent;
+  undo.disabled = true;
+  act(() => api('DELETE', `/api/runs/${seg(chip.dataset.run)}/feedback/${seg(chip.dataset.slug)}`), () => {
+    open(chip, label); chip.querySelector('button').focus();
+    flash(`Undone: ${label} has no feedback from this run`);
+  }, chip).finally(() => { undo.disabled = false; });
+});
 function open(chip, label) {
   const make = (outcome, text) => {
     const b = document.createElement('button'); b.type = 'button'; b.dataset.outcome = outcome; b.textContent = text; return b;
@@ -52,10 +65,10 @@ document.addEventListener('click', (ev) => {
 });
 
 // -- the Runs list, live: redrawn while the page is open (a new run, a status that changed) -----------
-// Not while the person is at a chip: a click's Undo lives in the chip until its minute is over.
+// Not while the person is at it (focus inside, a click on its way): Undo comes back from the server.
 const recent = $('recent-runs');
 if (recent) setInterval(async () => {
-  if (recent.querySelector('.chip[data-busy], .chip .done') || recent.contains(document.activeElement)) return;
+  if (recent.querySelector('.chip[data-busy]') || recent.contains(document.activeElement)) return;
   try { swap(recent, await fragment('/runs?part=list')); } catch (err) { /* the daemon is stopping */ }
 }, 3000);
 

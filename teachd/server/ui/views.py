@@ -34,6 +34,12 @@ def replayable(skills: list[Skill]) -> list[Skill]:
     return [s for s in skills if STEPS_FILE in s.current.files]
 
 
+def worked_rate(success: int, failure: int) -> str:
+    """How often the runs judged said it worked, in words ("3 of 4 worked")."""
+    judged = success + failure
+    return f"{success} of {judged} worked" if judged else "not judged yet"
+
+
 def shown(text: Any, limit: int | None = QUOTED_MAX) -> tuple[str, int]:
     """Someone else's words (an agent's target, a URL) for a quote box: cut at
     ``limit`` (with ``limit`` None, whole: what a plan shows, as the person
@@ -112,8 +118,10 @@ def _now(rows: list[dict[str, Any]], total: int | None, halted: int | None) -> d
 
 
 def run_view(run: dict[str, Any], feedback: dict[str, str], use_only: set[str],
-             waiting: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """A run as the Runs list and the run page show it."""
+             waiting: list[dict[str, Any]] | None = None,
+             undo: dict[str, int] | None = None) -> dict[str, Any]:
+    """A run as the Runs list and the run page show it; ``undo``: the
+    seconds left to take each skill's feedback back (the store's clock)."""
     status = str(run.get("status") or "")
     ended = status != "running"
     skills: dict[str, int] = dict(run.get("skills") or {})
@@ -126,7 +134,8 @@ def run_view(run: dict[str, Any], feedback: dict[str, str], use_only: set[str],
     for slug in sorted(set(used) | set(feedback)):
         given = feedback.get(slug)
         state = (given if given else "use" if slug in use_only else "open" if feedback_open else "closed")
-        chips.append({"slug": slug, "version": skills.get(slug), "state": state})
+        chips.append({"slug": slug, "version": skills.get(slug), "state": state,
+                      "undo": (undo or run.get("undo_left") or {}).get(slug) if given else None})
     more = [{"slug": s, "version": v} for s, v in sorted(skills.items())
             if s not in used and s not in feedback]
     waiting = list(run.get("waiting") or waiting or [])
