@@ -257,6 +257,7 @@ class _Recording:
                 live.capture.process_pending()
                 for command in commands.new():
                     _apply(command, live.capture, pages)
+                    commands.done()
             except PlaywrightError:
                 if not _live_pages(live.ctx):
                     self.reason = "browser closed"
@@ -310,19 +311,40 @@ class _Recording:
                        self.frames, disk_full=(failure.strerror or str(failure)) if failure else None)
 
 
+def ack_path(control: Path) -> Path:
+    """Where a recording says how many of ``control``'s commands it applied."""
+    return control.with_name(control.name + ".done")
+
+
 def _live_pages(ctx: BrowserContext) -> list[Page]:
     return [p for p in ctx.pages if not p.is_closed()]
 
 
 class Commands:
     """Bar commands appended to a file by another process (one JSON object a
-    line); each is read once."""
+    line); each is read once, and once applied, counted in ``PATH.done``
+    (``ack_path``), so the sender can tell the person it holds — a field
+    marked secret from the daemon's Teach page is armed before they type."""
 
     def __init__(self, path: Path | None) -> None:
-        self.path, self.offset = path, 0
+        self.path, self.offset, self.applied = path, 0, 0
         if path is not None:
             path.write_text("")  # a new recording starts with no commands
             path.chmod(0o600)
+            self._ack()
+
+    def _ack(self) -> None:
+        assert self.path is not None
+        done = ack_path(self.path)
+        tmp = done.with_name(done.name + ".tmp")
+        tmp.write_text(str(self.applied))
+        os.replace(tmp, done)
+
+    def done(self) -> None:
+        """One more command applied."""
+        self.applied += 1
+        if self.path is not None:
+            self._ack()
 
     def new(self) -> list[dict[str, Any]]:
         if self.path is None or not self.path.exists():

@@ -369,8 +369,10 @@ def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browse
             page.locator("#steps").get_by_text("the Sign in button").wait_for(timeout=15_000)
             steps = page.locator("#steps").inner_text()
             assert "type\tthe Password field masked" in steps and PASSWORD not in steps
-            # mark next field secret from the page, then type into a plain field: masked
+            # mark next field secret from the page — armed once the page says so (the recorder took it:
+            # a person types on, however late the command reaches it) — then a plain field: masked
             page.get_by_role("button", name="Mark next field secret").click()
+            page.get_by_text("Armed: the next field you type into is masked").wait_for(timeout=15_000)
             taught_page.get_by_role("tab", name="Reports").click()
             taught_page.get_by_role("link", name="New report").click()
             taught_page.wait_for_url("**/reports/new")

@@ -5,6 +5,8 @@ and the web UI in Chromium) on both engines."""
 from __future__ import annotations
 
 import asyncio
+import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -66,26 +68,35 @@ def test_a_skill_is_private_until_shared_and_a_revoked_grant_is_gone_at_once(tea
         bob.load("expenses")
 
 
-def test_use_may_load_but_not_make_versions_and_edit_makes_them_on_the_owners_skill(team) -> None:
+def test_use_may_load_and_judge_but_not_edit_and_edit_makes_versions_on_the_owners_skill(team) -> None:
+    """Shared to use: bob may say whether it worked — a History line on
+    alice's skill, by him, which he may take back within its minute — and
+    nothing else; shared to edit, his edits are new versions of hers."""
+    from teachd.runner.feedback import undo_feedback
+
     alice, bob = team["alice"], team["bob"]
     skill(alice, "expenses")
     GrantStore(alice).share("expenses", "bob", "use")
     runs = RunStore(bob)
-    runs.start("run-bob-1", {"expenses": 1})
-    runs.finish("run-bob-1", "success", {"slug": "expenses", "steps": ACTED})
+    for run_id in ("run-bob-1", "run-bob-2"):
+        runs.start(run_id, {"expenses": 1})
+        runs.finish(run_id, "success", {"slug": "expenses", "steps": ACTED})
     with pytest.raises(PolicyStop, match="to use, not to edit"):
-        give_feedback(runs, "run-bob-1", "expenses", "success")
-    with pytest.raises(PolicyStop):
-        bob.update("expenses", lambda c: c)
-    assert alice.get("expenses").current_version == 1 and runs.feedback_given("run-bob-1") == {}
+        bob.update("expenses", lambda c: replace(c, description="Bob's now."))
+    judged = give_feedback(runs, "run-bob-1", "expenses", "success").skill
+    assert (judged.owner, judged.current_version) == ("alice", 2)
+    assert alice.versions("expenses")[-1].note == "feedback: success (run run-bob-1) — by bob"
+    assert undo_feedback(runs, "run-bob-1", "expenses").current_version == 3  # his click, taken back
+    assert "run-bob-1" not in alice.get("expenses").current.instructions
 
     GrantStore(alice).share("expenses", "bob", "edit")  # sharing again changes what they can do
-    after = give_feedback(runs, "run-bob-1", "expenses", "success").skill
-    assert (after.owner, after.current_version) == ("alice", 2)
+    after = give_feedback(runs, "run-bob-2", "expenses", "success").skill
+    assert (after.owner, after.current_version) == ("alice", 4)
     mine = alice.get("expenses")
-    assert mine.current_version == 2 and "success — run run-bob-1" in mine.current.instructions
+    assert mine.current_version == 4 and "success — run run-bob-2" in mine.current.instructions
     assert alice.versions("expenses")[-1].note.endswith("— by bob")
     assert RunStore(alice).outcome_counts("expenses") == {1: {"success": 1, "failure": 0}}
+    assert bob.update("expenses", lambda c: replace(c, description="Bob's now.")).current_version == 5
 
 
 def test_only_the_owner_enables_deletes_or_shares_a_skill(team) -> None:
@@ -299,6 +310,11 @@ def test_the_daemon_answers_as_the_tokens_person(store: SkillStore, settings: Se
             assert as_bob.delete("/api/skills/expenses").status_code == 403
             assert as_bob.post("/api/skills/expenses/grants", json={"with": "carol"}).status_code == 403
             assert as_bob.put("/api/skills/expenses/enabled", json={"on": False}).status_code == 403
+            RunStore(store.as_person("bob")).start("run-bob-0", {"expenses": 1})
+            RunStore(store.as_person("bob")).finish("run-bob-0", "success", {"slug": "expenses", "steps": ACTED})
+            chip = re.search(r'<span class="chip" data-run="run-bob-0" data-slug="expenses">.*?</button></span>',
+                             as_bob.get("/runs").text)  # shared to use, he may still say whether it worked
+            assert chip and 'data-outcome="success">Worked' in chip.group(0), chip
 
             alice.post("/api/skills/expenses/grants", json={"with": "bob", "can": "edit"})
             edited = as_bob.put("/api/skills/expenses/content", json={"description": "Expenses, by Bob. Use when."})
@@ -315,7 +331,7 @@ def test_the_daemon_answers_as_the_tokens_person(store: SkillStore, settings: Se
             clicked = as_bob.post("/api/runs/run-bob-1/feedback", json={"slug": "expenses", "outcome": "success"})
             assert clicked.status_code == 200 and clicked.json()["version"] == 3
             assert alice.get("/api/runs/run-bob-1").status_code == 404
-            assert [r["run_id"] for r in as_bob.get("/api/runs").json()] == ["run-bob-1"]
+            assert [r["run_id"] for r in as_bob.get("/api/runs").json()] == ["run-bob-1", "run-bob-0"]
 
             # Over /mcp too: bob's manifest lists the shared skill until the grant goes.
             listed_mcp, refused, _said = asyncio.run(_mcp_manifest_and_load(server.url, bob, "expenses"))

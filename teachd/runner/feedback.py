@@ -73,7 +73,8 @@ def give_feedback(runs: RunStore, run_ref: str, slug: str, outcome: str, note: s
         return with_feedback(current, date, outcome, run_ref, note)
 
     try:
-        skill = runs.skills.update(slug, edit, note=f"feedback: {outcome} (run {run_ref})", also=record)
+        skill = runs.skills.update(slug, edit, note=f"feedback: {outcome} (run {run_ref})", also=record,
+                                   feedback=True)
         recorded = True
     except AlreadyGiven:
         skill, recorded = runs.skills.get(slug), False
@@ -108,4 +109,4 @@ def undo_feedback(runs: RunStore, run_ref: str, slug: str) -> Skill:
             raise Conflict(f"{slug} changed meanwhile: edit its History instead")
         return before
 
-    return runs.skills.update(slug, edit, note=f"feedback undone (run {run_ref})", also=forget)
+    return runs.skills.update(slug, edit, note=f"feedback undone (run {run_ref})", also=forget, feedback=True)

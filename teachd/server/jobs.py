@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from teachd.store.rules import RuleStore
 from teachd.store.runs import RunStore
 from teachd.store.skills import SkillStore
 from teachd.teach.process import TeachProcess
+
+COMMAND_WAIT = 10.0  # seconds the Teach page waits for the recorder to apply a bar command
 
 
 def run_on_the_page(runs: RunStore, settings: Settings, approvals: ApprovalQueue, desk: SecretDesk, slug: str,
@@ -261,7 +264,24 @@ class Teaching:
             raise NotFound("no demonstration is being recorded")
         with self.control.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps({"kind": kind}) + "\n")
-        return self.status(owner)
+        sent = len(self.control.read_text(encoding="utf-8").splitlines())
+        return {**self.status(owner), "applied": self._applied(sent)}
+
+    def _applied(self, sent: int, wait: float = COMMAND_WAIT) -> bool:
+        """Whether the recorder has applied the first ``sent`` commands, within
+        ``wait`` seconds: the page says "armed" only once it is."""
+        from recorder.record import ack_path
+
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                if int(ack_path(self.control).read_text() or 0) >= sent:
+                    return True
+            except (OSError, ValueError):
+                pass  # not written yet, or being replaced
+            if time.monotonic() > deadline or self.process is None or self.process.proc.poll() is not None:
+                return False
+            time.sleep(0.05)
 
     def stop(self, owner: str) -> dict[str, Any]:
         self.mine(owner)

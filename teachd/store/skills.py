@@ -281,11 +281,15 @@ class SkillStore:
         content: SkillContent | Callable[[SkillContent], SkillContent],
         note: str = "updated",
         also: Callable[[Transaction, int], None] | None = None,
+        feedback: bool = False,
     ) -> Skill:
         """Append a new revision. ``content`` may be a function of the current
         revision, evaluated inside the write lock (read-modify-write safe);
-        ``also`` writes more rows in the same transaction, given the new version."""
-        owner = self._editable(slug)
+        ``also`` writes more rows in the same transaction, given the new version.
+        ``feedback``: the revision is a History line (or its undo) made by
+        teachd.runner.feedback, the one edit a person the skill is shared with
+        to *use* may make — saying whether it worked is part of using it."""
+        owner = self._editable(slug, feedback)
         now = self._clock()
         with self.db.atomic() as tx:
             new_version = self._append(tx, owner, slug, content, note, now)
@@ -293,11 +297,11 @@ class SkillStore:
                 also(tx, new_version)
         return self.get(slug)
 
-    def _editable(self, slug: str) -> str:
+    def _editable(self, slug: str, feedback: bool = False) -> str:
         """Whose skill a new version of ``slug`` goes to: the person's own, or
-        one shared with them to edit."""
+        one shared with them to edit (to use, for ``feedback``)."""
         owner, can = self.access(slug)
-        if can == "use":
+        if can == "use" and not feedback:
             raise PolicyStop(f"skill {slug!r} is shared with you by {owner} to use, not to edit: "
                              "no new version was made")
         return owner

@@ -77,13 +77,14 @@ async def teach_apply(request: Request) -> JSONResponse:
 async def teach_command(request: Request) -> JSONResponse:
     """
     summary: Pause, resume, undo the last step, or mark the next field secret (`kind`), as the page's bar does
+    description: Answers once the recorder has applied it (`applied`), or after 10 s without (`applied` false).
     responses:
       200: {description: status}
       404: {description: nothing is being recorded}
     """
     kind = text_field(await body(request), "kind") or ""
     d = daemon(request)
-    return JSONResponse(d.teaching.command(kind, d.user))
+    return JSONResponse(await run_in_threadpool(d.teaching.command, kind, d.user))
 
 
 async def teach_stop(request: Request) -> JSONResponse:

@@ -52,7 +52,14 @@ async function poll() { try { show(await api('GET', '/api/teach')); } catch (e) 
 $('start').addEventListener('click', () => act(() => api('POST', '/api/teach',
   {name: $('name').value, url: $('url').value}), show, $('start')));
 $('stop').addEventListener('click', () => act(() => api('POST', '/api/teach/stop'), show, $('stop')));
+// The API answers once the recorder applied the command: "armed" is said only when it holds.
+const APPLIED = {mark: 'Armed: the next field you type into is masked', pause: 'Paused: nothing is recorded',
+                 resume: 'Recording again', undo: 'The last step is taken back'};
 for (const b of document.querySelectorAll('[data-command]')) b.addEventListener('click', () =>
-  act(() => api('POST', '/api/teach/command', {kind: b.dataset.command}), () => setTimeout(poll, 300), b));
+  act(() => api('POST', '/api/teach/command', {kind: b.dataset.command}), (r) => {
+    flash(r.applied ? APPLIED[b.dataset.command] : 'Sent, not confirmed yet: wait a moment before you go on',
+          r.applied ? 'info' : 'err', b);
+    setTimeout(poll, 300);
+  }, b));
 poll(); setInterval(poll, 700);
 })();

@@ -133,7 +133,7 @@ def run_view(run: dict[str, Any], feedback: dict[str, str], use_only: set[str],
     chips = []
     for slug in sorted(set(used) | set(feedback)):
         given = feedback.get(slug)
-        state = (given if given else "use" if slug in use_only else "open" if feedback_open else "closed")
+        state = given if given else "open" if feedback_open else "closed"  # a grantee to use may judge it too
         chips.append({"slug": slug, "version": skills.get(slug), "state": state,
                       "undo": (undo or run.get("undo_left") or {}).get(slug) if given else None})
     more = [{"slug": s, "version": v} for s, v in sorted(skills.items())
