@@ -77,7 +77,7 @@ async def teach_apply(request: Request) -> JSONResponse:
 async def teach_command(request: Request) -> JSONResponse:
     """
     summary: Pause, resume, undo the last step, or mark the next field secret (`kind`), as the page's bar does
-    description: Answers once the recorder has applied it (`applied`), or after 10 s without (`applied` false).
+    description: Answers once the recorder applied it (`applied`), or after 10 s without (`applied` false).
     responses:
       200: {description: status}
       404: {description: nothing is being recorded}
