@@ -27,6 +27,13 @@ STEPS_FILE = "references/steps.json"
 ANCHORS_FILE = "references/anchors.json"
 
 
+def has_steps(files: Mapping[str, str]) -> bool:
+    """A skill's files hold taught steps, which teachd can replay or check (a
+    skill written by hand is instructions an agent follows: Run and a
+    schedule are not offered for it)."""
+    return STEPS_FILE in files
+
+
 class PlanError(ValueError):
     """The references cannot be read as a replay plan; the message says why."""
 

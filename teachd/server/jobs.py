@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from compiler.plan import STEPS_FILE
+from compiler.plan import has_steps
 from teachd.config import Settings
 from teachd.core.errors import BadInput, Conflict, Failed, NotFound, PolicyStop, TooMany
 from teachd.runner.gate import PageApprover
@@ -75,7 +75,7 @@ class Runs:
                           f"(at most {self.per_person}): let one finish, "
                           "or answer what it waits for on the Approvals page")
         skill = self.runs.skills.load(slug)  # a missing or disabled skill is refused now, not in the thread
-        if STEPS_FILE not in skill.current.files:
+        if not has_steps(skill.current.files):
             raise BadInput(f"{slug} has no taught steps to replay: it is instructions an agent follows")
         for run_id, (who, thread) in self._threads.items():
             if who == person and thread.is_alive() and self._starting(run_id, slug):

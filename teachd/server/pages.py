@@ -26,7 +26,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from compiler.plan import STEPS_FILE
+from compiler.plan import has_steps
 from teachd.core.approval import GATED_TOOLS
 from teachd.core.errors import NotFound
 from teachd.core.history import history_entries
@@ -228,7 +228,7 @@ async def skill_page(request: Request) -> HTMLResponse:
     meta = view["metadata"].get("metadata", {}) if isinstance(view["metadata"].get("metadata"), dict) else {}
     forced = views.secret_typing(view)
     context = {"view": view, "meta": meta, "parameters": views.parameters_of(view), "forced": forced,
-               "replayable": STEPS_FILE in view["files"], "history": history_entries(view["instructions"]),
+               "replayable": has_steps(view["files"]), "history": history_entries(view["instructions"]),
                "versions": list(reversed(view["versions"])), "files": sorted(view["files"].items())}
     data = {"slug": view["slug"], "access": view["access"], "forced": forced}
     return render(request, "skill.html", context, active="/skills", title=view["name"], scripts=("skill.js",),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from compiler.plan import STEPS_FILE
+from compiler.plan import has_steps
 from teachd.core.models import Skill
 from teachd.core.outcomes import REPAIRABLE, feedback_refused, numbered
 from teachd.runner.quoting import invisible
@@ -28,10 +28,9 @@ STEP_WORDS = {"ok": "done", "halted": "halted", "running": "now", "skipped": "sk
 
 
 def replayable(skills: list[Skill]) -> list[Skill]:
-    """The skills teachd can replay or check: taught steps, wherever they came
-    from (an imported taught skill has them too). A skill written by hand is
-    instructions for an agent; Run and a schedule are not offered for it."""
-    return [s for s in skills if STEPS_FILE in s.current.files]
+    """The skills a Run or a schedule form offers: taught steps, wherever they
+    came from (an imported taught skill has them too)."""
+    return [s for s in skills if has_steps(s.current.files)]
 
 
 def worked_rate(success: int, failure: int) -> str:
