@@ -5,6 +5,7 @@ again asking again. Every click and key the person makes is counted."""
 
 from __future__ import annotations
 
+import io
 import re
 from typing import Any
 
@@ -90,6 +91,18 @@ def _in_first_screen(page: Any, locator: Any) -> bool:
     return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= page.viewport_size["height"]
 
 
+def _outlined(jpeg: bytes) -> bool:
+    """The crop holds the outline's red (teachd.runner.observe.OUTLINE_COLOUR,
+    give or take what JPEG does to it) on more pixels than a stray dot."""
+    from PIL import Image
+
+    from teachd.runner.observe import OUTLINE_COLOUR
+
+    image = Image.open(io.BytesIO(jpeg)).convert("RGB")
+    red = sum(1 for px in image.getdata() if all(abs(a - b) < 40 for a, b in zip(px, OUTLINE_COLOUR, strict=True)))
+    return red > 2 * (image.width + image.height)
+
+
 def test_on_a_phone_every_question_says_what_changed_with_its_answers_in_the_first_screen(taught, browser) -> None:
     """A relabelled app (ids kept) at 390 px: the run's one question, then
     a changed step asked again — each with its buttons in the first screen,
@@ -120,6 +133,13 @@ def test_on_a_phone_every_question_says_what_changed_with_its_answers_in_the_fir
             assert "its name 'Amount' is now 'Total amount'" in said or "is now 'Merchant name'" in said, said
             assert "still the same: its field name, its id" in said, said
             assert _in_first_screen(page, question.get_by_role("button", name="Allow this step"))
+            # beside the words, what was found: its crop, taken before the question, the target outlined
+            found = question.locator("figure.found img")
+            page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=found.element_handle(),
+                                   timeout=15_000)
+            n = int(re.search(r"step (\d+)", question.locator("h2").inner_text()).group(1))
+            crop = api.get(f"/api/runs/{run_id}/pictures/{n}/before")
+            assert crop.status_code == 200 and _outlined(crop.content), n
             now = " ".join(page.locator(".now-card").inner_text().split())
             assert re.search(r"Waiting at step \d+ of 28", now), now
             question.get_by_role("button", name="Deny").click()

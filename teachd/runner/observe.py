@@ -1,10 +1,12 @@
 """Watching a replay as it happens: each step as it begins and ends (with its
 duration and the evidence that found its target) and, for a person following
 the run page, two pictures per step — the target as it was about to be acted
-on, and the page after. Secrets stay out of every picture: every password
-field, and every field this replay typed a secret into, is painted over by
-the browser before the picture is taken (Playwright's ``mask``), so no pixel
-of a secret reaches the store."""
+on (outlined; for a step whose question says what changed, taken before it
+asks, so the question shows what was found), and the page after. Secrets
+stay out of every picture: every password field, and every field this
+replay typed a secret into, is painted over by the browser before the
+picture is taken (Playwright's ``mask``), so no pixel of a secret reaches
+the store."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ THUMB_WIDTH = 480  # pixels: a page thumbnail on the run page
 CROP_MARGIN = 24  # pixels of the page around the target in its crop
 QUALITY = 70
 SHOT_TIMEOUT_MS = 2000  # a picture is never worth stalling the replay for
+OUTLINE, OUTLINE_COLOUR = 3, (225, 29, 72)  # the target's outline in its crop: pixels, a strong red
 
 
 class StepObserver(Protocol):
@@ -47,11 +50,26 @@ def crop(page: Page, target: Locator, secret_fields: list[Locator]) -> bytes | N
         if w <= 0 or h <= 0:
             return None
         clip = {"x": x, "y": y, "width": w, "height": h}
-        return page.screenshot(type="jpeg", quality=QUALITY, clip=clip,  # type: ignore[arg-type]
-                               mask=_masks(page, secret_fields), timeout=SHOT_TIMEOUT_MS,
-                               animations="disabled")
+        raw = page.screenshot(type="jpeg", quality=QUALITY, clip=clip,  # type: ignore[arg-type]
+                              mask=_masks(page, secret_fields), timeout=SHOT_TIMEOUT_MS,
+                              animations="disabled")
     except Exception:  # noqa: BLE001 — a picture that cannot be taken is just not shown
         return None
+    return outlined(raw, (box["x"] - x, box["y"] - y, box["width"], box["height"]))
+
+
+def outlined(jpeg: bytes, box: tuple[float, float, float, float]) -> bytes:
+    """The crop with the target outlined (``box``: x, y, width, height in the
+    crop's pixels), so a person sees at once which element it is."""
+    from PIL import Image, ImageDraw
+
+    image = Image.open(io.BytesIO(jpeg)).convert("RGB")
+    x, y, w, h = box
+    ImageDraw.Draw(image).rectangle([x - OUTLINE, y - OUTLINE, x + w + OUTLINE - 1, y + h + OUTLINE - 1],
+                                    outline=OUTLINE_COLOUR, width=OUTLINE)
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=QUALITY)
+    return out.getvalue()
 
 
 def thumbnail(page: Page, secret_fields: list[Locator]) -> bytes | None:

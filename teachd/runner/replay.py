@@ -378,10 +378,13 @@ class Replayer:
         if anchor is None:
             raise Halt(f"step {n}: no anchor for its target")
         hit = locate.resolve(self.page, n, anchor, self.step_timeout, self.values)
+        if not hit.as_taught:  # its question shows what was found: the picture is taken before it asks
+            self._before(step, hit.target)
         # judged by the element's own frame: a cross-origin iframe on an in-scope page is not in scope
         self._guard(n, plain(f"{action} {step.describe or ''}".strip()), hit.location(self.page),
                     planned=hit.as_taught, step=step, changed=hit.changed)
-        self._before(step, hit.target)
+        if hit.as_taught:
+            self._before(step, hit.target)
         self.actor.act(self.page, step, anchor, hit, self._next)
         return list(hit.choice.via)
 
