@@ -155,9 +155,7 @@ class BrowserCapture:
         if self.muted:  # nothing is recorded yet: the bar only shows what is going on
             return self.bar.state() if kind in ("hello", "bar") else None
         if kind in COMMANDS:
-            if kind in ("mark", "marked") and self.on_secret_mark:
-                self.on_secret_mark()
-            return self.bar.command(kind, data)
+            return self._command(kind, data)
         if kind in ("click", "input", "key") and self.bar.paused:
             return {"toast": "Paused: not recorded", "paused": True}
         if kind == "page_text":
@@ -186,9 +184,7 @@ class BrowserCapture:
                 self.pending.append((slot, page, data))
             return self.bar.captured(slot.ticket, step_toast("click", target))
         elif kind == "input":
-            ticket, masked = self._input(data)
-            checked = bool(data["checked"]) if "checked" in data else None
-            return self.bar.captured(ticket, step_toast("input", target, masked=masked, checked=checked))
+            return self._typed(data, target)
         elif kind == "key":
             key, modifiers = str(data.get("key", "")), list(data.get("modifiers") or [])
             ticket = self.writer.put("key", key=key, modifiers=modifiers,
@@ -196,6 +192,32 @@ class BrowserCapture:
             if is_step_key(key, tuple(modifiers)):
                 return self.bar.captured(ticket, step_toast("key", target, keys="+".join([*modifiers, key])))
         return None
+
+    def _command(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+        if kind == "marked" and data.get("armed") and not self.bar.armed:
+            # a page's arm that came late: the recorder gave the mark to a field typed into first
+            return {**self.bar.state(), "unmark": True}
+        if kind in ("mark", "marked") and self.on_secret_mark:
+            self.on_secret_mark()
+        return self.bar.command(kind, data)
+
+    def _typed(self, data: dict[str, Any], target: dict[str, Any] | None) -> dict[str, Any]:
+        """An input event. "Mark next field secret" is the recorder's to keep:
+        a field typed into while it is armed is that field, even where the page
+        had not heard of it yet (a new document's bar learns its state a round
+        trip after load, and a person may type first) — masked, and the page
+        told to mark it and disarm."""
+        arming = self.bar.armed and not data.get("masked") and "checked" not in data \
+            and not data.get("option_text")
+        ticket, masked = self._input({**data, "masked": True} if arming else data)
+        checked = bool(data["checked"]) if "checked" in data else None
+        said = self.bar.captured(ticket, step_toast("input", target, masked=masked, checked=checked))
+        if not arming:
+            return said
+        self.bar.command("marked", {})
+        if self.on_secret_mark:
+            self.on_secret_mark()
+        return {**self.bar.state(), **said, "masked_field": True}
 
     def _input(self, data: dict[str, Any]) -> tuple[Ticket, bool]:
         target = data.get("target") or {}

@@ -9,10 +9,13 @@
   const recording = typeof window.__teachdEmit === "function";
   // Every report goes to the recorder; what comes back (a toast, the bar's
   // state) is for the recording bar.
-  const emit = (data) => {
+  const emit = (data, then) => {
     try {
       const answer = window.__teachdEmit(data);
-      if (answer && answer.then) answer.then((r) => r && window.__teachdBarAnswer && window.__teachdBarAnswer(r), () => {});
+      if (answer && answer.then) answer.then((r) => {
+        if (r && window.__teachdBarAnswer) window.__teachdBarAnswer(r);
+        if (r && then) then(r);
+      }, () => {});
     } catch (e) { /* page closing */ }
   };
   const SENSITIVE_AC = new Set(["current-password", "new-password", "one-time-code", "cc-number", "cc-csc", "cc-exp"]);
@@ -672,7 +675,8 @@
     pending.delete(el);
     const d = describeTarget(el);
     if (d.sensitive || isSensitive(el)) emit({ kind: "input", target: { ...d, sensitive: true }, masked: true });
-    else emit({ kind: "input", target: d, value: el.isContentEditable ? el.innerText : el.value });
+    else emit({ kind: "input", target: d, value: el.isContentEditable ? el.innerText : el.value },
+              (r) => { if (r.masked_field) markSecret(el); }); // the recorder took it for the armed field
   };
   const flushAll = () => Array.from(pending.keys()).forEach(flush);
   window.__teachdFlushAll = flushAll;
@@ -726,7 +730,12 @@
   document.addEventListener("focusin", (e) => {
     if (isBar(e.target)) return;
     remember(e.target);
-    if (BAR.armedFor(e.target)) { markSecret(e.target); emit({ kind: "marked" }); }
+    if (BAR.armedFor(e.target)) {
+      const el = e.target;
+      markSecret(el);
+      // the recorder may have given the mark to a field typed into before this page heard of it
+      emit({ kind: "marked", armed: true }, (r) => { if (r.unmark) { delete el.dataset.teachdSecret; BAR.focused(el); } });
+    }
     BAR.focused(e.target);
   }, true);
   function markSecret(el) { el.dataset.teachdSecret = "1"; pending.delete(el); BAR.focused(el); }
