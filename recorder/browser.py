@@ -214,9 +214,7 @@ class BrowserCapture:
         said = self.bar.captured(ticket, step_toast("input", target, masked=masked, checked=checked))
         if not arming:
             return said
-        self.bar.command("marked", {})
-        if self.on_secret_mark:
-            self.on_secret_mark()
+        self._command("marked", {})
         return {**self.bar.state(), **said, "masked_field": True}
 
     def _input(self, data: dict[str, Any]) -> tuple[Ticket, bool]:

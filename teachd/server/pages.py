@@ -253,9 +253,11 @@ def _runs_context(d: Daemon) -> tuple[list[Any], list[dict[str, Any]]]:
     usable = d.store.all(enabled_only=True, shared=True)
     use_only = {s.slug for s in usable if s.access == "use"}
     pending = d.approvals.pending()
-    runs = [views.run_view(r, d.runs.feedback_given(r["run_id"]), use_only,
-                           [p for p in pending if p["run_id"] == r["run_id"]],
-                           d.runs.undo_left(r["run_id"], UNDO_SECONDS)) for r in d.runs.recent()]
+    runs = []
+    for r in d.runs.recent():
+        given, undo_left = d.runs.feedback_of(r["run_id"], UNDO_SECONDS)
+        runs.append(views.run_view({**r, "undo_left": undo_left}, given, use_only,
+                                   [p for p in pending if p["run_id"] == r["run_id"]]))
     return usable, runs
 
 

@@ -229,18 +229,19 @@ class RunStore:
                              (self.owner, run_ref))
         return {str(r["slug"]): str(r["outcome"]) for r in rows}
 
-    def undo_left(self, run_ref: str, seconds: float) -> dict[str, int]:
-        """slug → whole seconds left to take back this run's feedback on it
-        (given less than ``seconds`` ago): the Undo a page shows, whichever
-        page, after a reload or a visit elsewhere."""
-        rows = self.db.query("SELECT slug, created_at FROM feedback WHERE owner = ? AND run_ref = ?"
+    def feedback_of(self, run_ref: str, undo_seconds: float) -> tuple[dict[str, str], dict[str, int]]:
+        """What ``feedback_given`` says, and slug → whole seconds left to take
+        each back (given less than ``undo_seconds`` ago: the Undo a page shows,
+        whichever page, after a reload or a visit elsewhere) — one read."""
+        rows = self.db.query("SELECT slug, outcome, created_at FROM feedback WHERE owner = ? AND run_ref = ?"
                              " ORDER BY id", (self.owner, run_ref))
-        now, left = self.clock(), {}
+        now, given, left = self.clock(), {}, {}
         for r in rows:
-            remaining = seconds - (now - datetime.fromisoformat(str(r["created_at"]))).total_seconds()
+            given[str(r["slug"])] = str(r["outcome"])
+            remaining = undo_seconds - (now - datetime.fromisoformat(str(r["created_at"]))).total_seconds()
             if remaining >= 1:
                 left[str(r["slug"])] = int(remaining)
-        return left
+        return given, left
 
     def outcome_counts(self, slug: str) -> dict[int, dict[str, int]]:
         """✓/✗ per version of the skill the slug names for this person, whoever clicked."""

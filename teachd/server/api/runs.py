@@ -36,8 +36,9 @@ def run_view(d: Daemon, run: dict[str, Any]) -> dict[str, Any]:
     steps = [{**st, "pictures": pictures.get(int(st["n"]), {})} for st in numbered(run.get("steps"))]
     waiting = [p for p in d.approvals.pending() if p["run_id"] == run_id]
     secrets = [s for s in d.secrets.pending() if s.get("run_id") == run_id]
+    given, undo_left = d.runs.feedback_of(run_id, UNDO_SECONDS)
     return {**run, "steps": steps, "waiting": waiting, "secrets_waiting": secrets,
-            "feedback": d.runs.feedback_given(run_id), "undo_left": d.runs.undo_left(run_id, UNDO_SECONDS),
+            "feedback": given, "undo_left": undo_left,
             "feedback_open": feedback_refused(run) is None, "undo_seconds": UNDO_SECONDS}
 
 

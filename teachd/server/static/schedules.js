@@ -15,16 +15,16 @@ async function runNow(tr, b) {
   if (tr.dataset.kind === 'check') {
     flash('Checking now: its outcome shows here when it is done', 'info', b);
     const was = tr.dataset.lastAt;
-    for (let waited = 0; waited < RUN_NOW_WAIT * 4; waited += 1) {
-      await sleep(250);
+    for (let waited = 0; waited < RUN_NOW_WAIT; waited += 1) {
+      await sleep(1000);
       const now = (await api('GET', '/api/schedules')).find((s) => String(s.id) === sid);
       if (now && now.last_at !== was && now.last_at) { location.reload(); return; }
     }
     return;
   }
   flash('Asked to run now: waiting for it to start…', 'info', b);
-  for (let waited = 0; waited < RUN_NOW_WAIT * 2; waited += 1) {
-    await sleep(500);
+  for (let waited = 0; waited < RUN_NOW_WAIT; waited += 1) {  // a look a second: the runs list is a read of each run
+    await sleep(1000);
     const started = (await ours()).find((id) => !before.has(id));
     if (started) {
       const f = b.closest('[data-errors]').querySelector('.flash'), a = document.createElement('a');

@@ -117,10 +117,9 @@ def _now(rows: list[dict[str, Any]], total: int | None, halted: int | None) -> d
 
 
 def run_view(run: dict[str, Any], feedback: dict[str, str], use_only: set[str],
-             waiting: list[dict[str, Any]] | None = None,
-             undo: dict[str, int] | None = None) -> dict[str, Any]:
-    """A run as the Runs list and the run page show it; ``undo``: the
-    seconds left to take each skill's feedback back (the store's clock)."""
+             waiting: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A run as the Runs list and the run page show it (``undo_left``: the
+    seconds left to take each skill's feedback back, the store's clock)."""
     status = str(run.get("status") or "")
     ended = status != "running"
     skills: dict[str, int] = dict(run.get("skills") or {})
@@ -134,7 +133,7 @@ def run_view(run: dict[str, Any], feedback: dict[str, str], use_only: set[str],
         given = feedback.get(slug)
         state = given if given else "open" if feedback_open else "closed"  # a grantee to use may judge it too
         chips.append({"slug": slug, "version": skills.get(slug), "state": state,
-                      "undo": (undo or run.get("undo_left") or {}).get(slug) if given else None})
+                      "undo": (run.get("undo_left") or {}).get(slug) if given else None})
     more = [{"slug": s, "version": v} for s, v in sorted(skills.items())
             if s not in used and s not in feedback]
     waiting = list(run.get("waiting") or waiting or [])
