@@ -62,7 +62,9 @@ def give_feedback(runs: RunStore, run_ref: str, slug: str, outcome: str, note: s
         raise NotFound(f"run {run_ref} did not load skill {slug!r}")
     now = runs.clock()
     date = now.strftime("%Y-%m-%d")
-    owner, _can = runs.skills.access(slug)  # a shared skill: the click goes on its owner's versions
+    owner, can = runs.skills.access(slug)  # a shared skill: the click goes on its owner's versions
+    if can == "use":  # the owner's instructions, which their agents read, get no words of someone who may not edit
+        note = None
 
     def record(tx: Any, new_version: int) -> None:
         runs.record_feedback(tx, slug, ran_version or new_version - 1, run_ref, outcome, now, owner)
