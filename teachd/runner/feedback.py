@@ -63,7 +63,7 @@ def give_feedback(runs: RunStore, run_ref: str, slug: str, outcome: str, note: s
     now = runs.clock()
     date = now.strftime("%Y-%m-%d")
     owner, can = runs.skills.access(slug)  # a shared skill: the click goes on its owner's versions
-    if can == "use":  # the owner's instructions, which their agents read, get no words of someone who may not edit
+    if can == "use":  # no words of someone who may not edit go into instructions the owner's agents read
         note = None
 
     def record(tx: Any, new_version: int) -> None:
