@@ -640,6 +640,7 @@
   };
 
   window.__teachdDescribe = describe;
+  window.__teachdRetarget = retarget; // a step shown on a run's picture: the control at the point
   if (!recording) {
     // A replay waits for the page to change, not for a clock: count mutations.
     window.__teachdMutations = 0;

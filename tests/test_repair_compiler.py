@@ -176,3 +176,29 @@ def test_alternates_act_only_when_they_point_to_one_element() -> None:
     assert vetoed.candidate is None and vetoed.reason.startswith("ambiguous")
     none, _ = agreed([(page, _choice(None, "not found")), (page, _choice(None, "named 'x'"))])
     assert none.candidate is None and none.reason == "not found"
+
+
+def test_a_step_shown_during_its_run_is_a_one_step_repair_of_it_and_nothing_else() -> None:
+    """What a person pointed at on a run's picture (teachd.runner.shown)
+    becomes a repair recording of that one step: the step gains the shown
+    evidence beside its own, no step is added or dropped, the same bytes
+    each time; a control that cannot take the step's action is refused."""
+    from teachd.runner.shown import segment, unfit
+
+    skill = original()
+    step = plan_of(skill.references).steps[2]
+    shown = target("Bravo now", css="#b2")
+    seg = segment("Test task", "run-20261130-1", "taught-test-task", 1, step, shown, APP + "/",
+                  "2026-11-30T10:00:00+00:00")
+    r = repaired(seg, skill)
+    plan = plan_of(r.references)
+    assert names(plan) == ["goto", "Alpha", "Bravo", "Charlie", "Delta"] and r.added == r.skipped == ()
+    assert [a.expect["name"] for a in plan.anchors[str(plan.steps[2].anchor)].alternates] == ["Bravo now"]
+    assert r.history == "- 2026-11-30 — repaired step 3 (run run-20261130-1)"
+    again = segment("Test task", "run-20261130-1", "taught-test-task", 1, step, shown, APP + "/",
+                    "2026-11-30T10:00:00+00:00")
+    assert repaired(again, skill).references == r.references
+    typing = type(step)(step.n, "type", step.anchor, param="note")
+    assert unfit(typing, shown) == "not a field to type into"
+    assert unfit(typing, target("Note", tag="textarea", role="textbox")) == ""
+    assert unfit(type(step)(step.n, "check", step.anchor), shown) == "not a checkbox"

@@ -107,8 +107,9 @@ def _outlined(jpeg: bytes) -> bool:
 def test_on_a_phone_every_question_says_what_changed_with_its_answers_in_the_first_screen(taught, browser) -> None:
     """A relabelled app (ids kept) at 390 px: the run's one question, then
     a changed step asked again — each with its buttons in the first screen,
-    the changed one saying expected vs found in words; a halted run leads
-    with Show me this step, where it stopped, N of M."""
+    the changed one saying expected vs found in words; a step not found asks
+    where it is now, its picture in the first screen; stopped there, the
+    run leads with Show me this step, where it stopped, N of M."""
     from teachd.demo.sampleapp import Variant
     from tests.test_server import browser_login
 
@@ -152,11 +153,112 @@ def test_on_a_phone_every_question_says_what_changed_with_its_answers_in_the_fir
             run_id = api.post("/api/runs", json={"slug": "taught-file-a-report-and-add-approvers"}).json()["run_id"]
             page.goto(f"{s.url}/runs/{run_id}")
             page.get_by_role("button", name="Allow this run").click(timeout=60_000)
+            # the Submit button is gone: asked where it is now, on the page's picture, or to stop
+            stop = page.get_by_role("button", name="Stop the run here")
+            stop.wait_for(timeout=90_000)
+            where = page.locator("img[data-where]")
+            page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=where.element_handle(),
+                                   timeout=15_000)
+            shot(page, "phone-asks-where")
+            page.evaluate("() => window.scrollTo(0, 0)")
+            top = where.bounding_box()
+            assert top is not None and top["y"] + 100 < 844  # it shows in the first screen, Stop under it
+            stop.click()
             show_me = page.get_by_role("button", name="Show me this step")
             show_me.wait_for(timeout=90_000)
             now = " ".join(page.locator(".now-card").inner_text().split())
             assert re.search(r"Stopped at step \d+ of 28", now), now
             assert _in_first_screen(page, show_me)
             assert page.get_by_role("button", name="Run again").count() == 1  # second, beside it
+    finally:
+        s.stop()
+
+
+SLUG = "taught-file-a-report-and-add-approvers"
+
+
+def _where(browser: Any, app: Any, name: str) -> tuple[float, float]:
+    """Where a button is on the report form, as fractions of the window the
+    run sees (1280×800): the person looks at the same page in their own browser."""
+    from teachd.demo.sampleapp.server import USER
+
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        page.goto(app.url + "/login")
+        page.locator("#email").fill(USER)
+        page.locator("#password").fill(PASSWORD)
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_url(re.compile(r"/dashboard"))
+        page.goto(app.url + "/reports/new")
+        box = page.get_by_role("button", name=name).bounding_box()
+        assert box is not None
+        return (box["x"] + box["width"] / 2) / 1280, (box["y"] + box["height"] / 2) / 800
+    finally:
+        page.close()
+
+
+def test_a_step_not_found_is_shown_on_its_picture_and_the_same_run_goes_on_and_the_skill_keeps_it(
+        taught, browser) -> None:
+    """"Submit report" became "Send for approval" with no id left: the run,
+    having signed in and filled the form, cannot find it. Its page asks the
+    person to click where it is now, on the page as the run sees it; one
+    click there, and this very run submits and goes on to the end — no
+    restart, nothing written twice, judged by the app's own record — and the
+    skill's next version keeps what was shown: the next run on the same app
+    finds the button by it, with nothing to show."""
+    from teachd.demo.sampleapp import Variant
+
+    env, port = taught
+    s = serve({**env, "TEACHD_SECRET_PASSWORD": PASSWORD})
+    try:
+        page = logged_in(browser, s)
+        with SampleApp(password=PASSWORD, port=port, variant=Variant.named("submit_relabelled")) as app, \
+                s.api() as api:
+            version = api.get(f"/api/skills/{SLUG}").json()["version"]
+            run_id = api.post("/api/runs", json={"slug": SLUG}).json()["run_id"]
+            page.goto(f"{s.url}/runs/{run_id}")
+            page.get_by_role("button", name="Allow this run").click(timeout=60_000)
+            where = page.locator("img[data-where]")
+            where.wait_for(timeout=90_000)
+            page.wait_for_function("img => img.complete && img.naturalWidth === 1280",
+                                   arg=where.element_handle(), timeout=15_000)
+            said = " ".join(page.locator(".question").inner_text().split())
+            assert "Submit report" in said and "click where it is now" in said, said
+            assert page.locator(".question").get_by_role("button", name="Allow this step").count() == 0
+            shot(page, "run-asks-where")
+            x, y = _where(browser, app, "Send for approval")
+            box = where.bounding_box()
+            page.mouse.click(box["x"] + x * box["width"], box["y"] + y * box["height"])
+            page.wait_for_function("() => !document.querySelector('#cancel')", timeout=120_000)
+            run = api.get(f"/api/runs/{run_id}").json()
+            assert run["status"] == "success", run["message"]
+            submit = next(st for st in run["steps"] if "Submit report" in (st.get("detail") or ""))
+            assert "shown" in submit["via"] and submit["asked"], submit
+            assert f"step {submit['n']}, as you showed it, kept in the skill as v{version + 1}" in run["message"]
+            gate = run["gate"]
+            assert [e["decision"] for e in gate if e["decision"].startswith("shown")] == \
+                ["shown by the person and allowed once"]
+            # the same run went on: the form submitted once, one report, the group — nothing twice
+            assert app.state.clicked().count("report.submit") == 1
+            assert len(app.state.reports) == 1 and [g["name"] for g in app.state.groups] == ["Approvers"]
+            skill = api.get(f"/api/skills/{SLUG}")
+            assert skill.json()["version"] == version + 1
+            assert f"repaired step {submit['n']} (run {run_id})" in skill.text
+            # the next run on the same app finds it by what was shown: nothing to show; the plan
+            # approved says "Submit report", so that one step asks again, saying what it found
+            again = api.post("/api/runs", json={"slug": SLUG}).json()["run_id"]
+            page.goto(f"{s.url}/runs/{again}")
+            page.get_by_role("button", name="Allow this run").click(timeout=60_000)
+            changed = page.locator(".question").filter(has_text="Send for approval")
+            once = changed.get_by_role("button", name="Allow this step")
+            once.wait_for(timeout=90_000)
+            assert page.locator("img[data-where]").count() == 0
+            once.click()
+            page.wait_for_function("() => !document.querySelector('#cancel')", timeout=120_000)
+            run = api.get(f"/api/runs/{again}").json()
+            assert run["status"] == "success", run["message"]
+            asked = [e["decision"] for e in run["gate"] if e["decision"] != "allowed by this run's approval"]
+            assert asked == ["allowed this run", "allowed once"], asked
+            assert len(app.state.reports) == 2
     finally:
         s.stop()

@@ -490,3 +490,49 @@ def test_an_approval_asked_in_one_process_is_answered_from_another_once(settings
     with pytest.raises(NotFound):
         page.answer(shown["id"], "deny")
     assert b"click Save" not in written()  # sealed like a run's detail
+
+
+def test_a_question_that_asks_where_takes_only_a_point_or_a_deny_and_no_other_takes_a_point(
+        settings: Settings) -> None:
+    """A step not found asks where it is now (``Gate.point``): its answer is
+    the point clicked on the page's picture (fractions), or a deny; a plain
+    allow would say nothing of where, and a point means nothing elsewhere."""
+    import threading
+
+    from teachd.core.errors import BadInput
+    from teachd.runner.gate import Action, Gate, PageApprover
+    from teachd.store.approvals import ApprovalQueue
+
+    asking, page = ApprovalQueue(open_store(settings), timeout=10), ApprovalQueue(open_store(settings))
+    points: list[tuple[float, float] | None] = []
+    gate = Gate(PageApprover(asking, "run-3", points=True))
+    act = Action("computer_act", "click the Submit button", "http://127.0.0.1/x", 7)
+    t = threading.Thread(target=lambda: points.append(gate.point(act, "step 7: not found")))
+    t.start()
+    for _ in range(500):
+        if page.pending():
+            break
+        threading.Event().wait(0.01)
+    [shown] = page.pending()
+    assert shown["show"] and shown["step"] == 7 and not shown["offers_run"]
+    for word, point in (("once", None), ("run", None), ("here", None), ("here", (1.5, 0.2))):
+        with pytest.raises(BadInput):
+            page.answer(shown["id"], word, point)
+    page.answer(shown["id"], "here", (0.25, 0.5))
+    t.join(5)
+    assert points == [(0.25, 0.5)]
+    assert gate.log[-1]["decision"] == "shown by the person and allowed once"
+    other = {"step": 2, "tool": "computer_act", "action": "click Save", "page": None, "skills": [], "reason": "r"}
+    t = threading.Thread(target=lambda: asking.wait("run-3", other))
+    t.start()
+    for _ in range(500):
+        if page.pending():
+            break
+        threading.Event().wait(0.01)
+    [plain_question] = page.pending()
+    with pytest.raises(BadInput):
+        page.answer(plain_question["id"], "here", (0.5, 0.5))
+    page.answer(plain_question["id"], "deny")
+    t.join(5)
+    # an approver that cannot show the page's picture (a terminal, an agent's client) is not asked
+    assert Gate(PageApprover(asking, "run-4")).point(act, "not found") is None

@@ -165,6 +165,7 @@ class Request:
     skills: tuple[str, ...]
     reason: str
     plan: Plan | None = None  # offered: the answer ``run`` approves this whole plan
+    show: bool = False  # asks where the step's target is now, on its page's picture (answered with a point)
 
     @property
     def offers_run(self) -> bool:
@@ -175,11 +176,12 @@ class Request:
         total = len(self.plan.steps) if self.plan else None
         return {"step": a.step, "tool": a.tool, "action": a.target, "page": a.page, "note": a.note,
                 "skills": list(self.skills), "reason": self.reason, "offers_run": self.offers_run,
-                "plan": self.plan.as_dict() if self.plan else None, "of": total}
+                "plan": self.plan.as_dict() if self.plan else None, "of": total,
+                **({"show": True} if self.show else {})}
 
     @property
     def answers(self) -> str:
-        return "run/once/deny" if self.offers_run else "once/deny"
+        return "here/deny" if self.show else "run/once/deny" if self.offers_run else "once/deny"
 
     def key(self) -> str:
         """A digest of everything the question asks about (its plan by
@@ -222,6 +224,7 @@ class Answer:
     allow: bool
     why: str = ""  # a deny's reason when it is not the person's plain "no" (e.g. an answer not understood)
     run: bool = False  # allow the whole plan the request offered (only with ``allow``)
+    point: tuple[float, float] | None = None  # where a request that asks where was shown (fractions)
 
     @classmethod
     def said(cls, request_id: int, word: str) -> Answer:
@@ -240,6 +243,11 @@ class Asks(Protocol):
         """The person's answer: ``run``, ``once`` or ``deny`` (no answer in time)."""
         ...
 
+    def wait_answer(self, run_id: str, request: Mapping[str, object],
+                    timeout: float | None = None) -> tuple[str, tuple[float, float] | None]:
+        """As ``wait``; a request that asks where is answered ``here`` with its point, or ``deny``."""
+        ...
+
 
 @dataclass
 class PageApprover:
@@ -249,8 +257,12 @@ class PageApprover:
     queue: Asks
     run_id: str
     timeout: float | None = None
+    points: bool = False  # a person follows the run on its page and may show a halted step there
 
     def ask(self, request: Request) -> Answer:
+        if request.show:
+            word, point = self.queue.wait_answer(self.run_id, request.as_dict(), self.timeout)
+            return Answer(request.id, word == "here" and point is not None, point=point)
         word = self.queue.wait(self.run_id, request.as_dict(), self.timeout)
         return Answer.said(request.id, word if request.offers_run or word != "run" else "once")
 
@@ -340,6 +352,24 @@ class Gate:
             self.check(action, reason=outside)
             return
         self.check(action)
+
+    def point(self, action: Action, reason: str) -> tuple[float, float] | None:
+        """Where the person shows the target of a step that cannot be found
+        (``reason``: why), on the picture of its page the run page shows —
+        asked only of an approver that can show it (``points``). The point
+        is also the allow for that one act (logged so); None: not shown, the
+        step halts as it would have."""
+        if not getattr(self.approver, "points", False):
+            return None
+        request = Request(next(self._ids), replace(action, planned=False), self.requiring(action.tool),
+                          reason, show=True)
+        answer = self.approver.ask(request)
+        shown = answer.point if answer.request_id == request.id and answer.allow else None
+        self.log.append({"action": _logged(request.action), "skills": list(request.skills), "reason": reason,
+                         "decision": "shown by the person and allowed once" if shown else "not shown"})
+        if shown is not None and action.step is not None:
+            self._covered = max(self._covered, action.step)
+        return shown
 
     def check(self, action: Action, reason: str | None = None) -> None:
         """Return when the action may go ahead; raise PolicyStop otherwise."""

@@ -72,8 +72,9 @@ def outlined(jpeg: bytes, box: tuple[float, float, float, float]) -> bytes:
     return out.getvalue()
 
 
-def thumbnail(page: Page, secret_fields: list[Locator]) -> bytes | None:
-    """The visible page, scaled down."""
+def thumbnail(page: Page, secret_fields: list[Locator], width: int | None = THUMB_WIDTH) -> bytes | None:
+    """The visible page, scaled down to ``width`` (None: as it is, a pixel for
+    each of its CSS pixels at the replay's scale)."""
     from PIL import Image
 
     try:
@@ -82,8 +83,8 @@ def thumbnail(page: Page, secret_fields: list[Locator]) -> bytes | None:
     except Exception:  # noqa: BLE001
         return None
     image: Image.Image = Image.open(io.BytesIO(raw))
-    if image.width > THUMB_WIDTH:
-        image = image.resize((THUMB_WIDTH, round(image.height * THUMB_WIDTH / image.width)))
+    if width is not None and image.width > width:
+        image = image.resize((width, round(image.height * width / image.width)))
     out = io.BytesIO()
     image.convert("RGB").save(out, "JPEG", quality=QUALITY)
     return out.getvalue()

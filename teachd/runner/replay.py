@@ -46,6 +46,7 @@ from teachd.runner.perform import NAV_TIMEOUT, Actor, keys
 from teachd.runner.perform import type_like_a_person as type_like_a_person  # teachd.mcp.acts types with it
 from teachd.runner.plan_view import plan_of, plan_step, value_of, with_values
 from teachd.runner.secrecy import Scrubber
+from teachd.runner.shown import SHOWABLE, ShownSteps, unfit
 from teachd.runner.traffic import Traffic
 
 if TYPE_CHECKING:
@@ -57,6 +58,7 @@ ARRIVE_SLICE = 0.5  # seconds between looks at whether a document is still on it
 # seconds, at least, a page loaded elsewhere is given to move on (Replayer._arrive), whatever the
 # step timeout: on a loaded machine the request a click starts may be heard of a moment after it
 ARRIVE_MIN = 2.0
+SHOW_TRIES = 3  # times a person is asked to show a step's target before the step halts
 SHOWS_TIMEOUT = 5.0  # seconds the final page may take to show this run's values once it is there
 # The final page's visible text holds each value as whole words, case and spacing aside.
 _SHOWS = r"""needles => {
@@ -100,9 +102,11 @@ class Replayer:
                  params: Mapping[str, str], secret: Callable[[str], str],
                  start_url: str | None = None, progress: Callable[[str], None] | None = None,
                  step_timeout: float = STEP_TIMEOUT, slug: str = "", observer: StepObserver | None = None,
-                 cancelled: Callable[[], str | None] | None = None, plan: Plan | None = None) -> None:
+                 cancelled: Callable[[], str | None] | None = None, plan: Plan | None = None,
+                 shown: ShownSteps | None = None) -> None:
         self.context, self.page, self.proc, self.gate = context, page, proc, gate
         self.slug, self.observer = slug, observer
+        self.shown = shown  # where a step's target is not found, a person may show it (teachd.runner.shown)
         self.plan = plan or plan_of(slug, proc, params, start_url)  # what a `run` answer approves
         self.cancelled = cancelled or (lambda: None)  # who cancelled the run, asked between steps
         self._asked = False  # the step under way asked a person
@@ -377,7 +381,10 @@ class Replayer:
         anchor = self.proc.anchors.get(step.anchor or "")
         if anchor is None:
             raise Halt(f"step {n}: no anchor for its target")
-        hit = locate.resolve(self.page, n, anchor, self.step_timeout, self.values)
+        try:
+            hit = locate.resolve(self.page, n, anchor, self.step_timeout, self.values)
+        except Halt as exc:
+            return self._show(step, exc)
         if not hit.as_taught:  # its question shows what was found: the picture is taken before it asks
             self._before(step, hit.target)
         # judged by the element's own frame: a cross-origin iframe on an in-scope page is not in scope
@@ -387,6 +394,47 @@ class Replayer:
             self._before(step, hit.target)
         self.actor.act(self.page, step, anchor, hit, self._next)
         return list(hit.choice.via)
+
+    def _show(self, step: PlanStep, halt: Halt) -> list[str]:
+        """A step whose target is not found: where a person follows the run
+        and the page is in scope, they are asked to show it on the page's
+        picture (``Gate.point``), and this very run goes on from this step
+        with what they showed (teachd.runner.shown). Not shown, the halt."""
+        n, where = step.n, self.page.url
+        if self.shown is None or self.observer is None or step.action not in SHOWABLE \
+                or not in_scope(where, self.proc.scope):
+            raise halt
+        what = plain(f"{step.action} {step.describe or ''}".strip())
+        reason = f"{self.scrubber.scrub(str(halt))}: click where it is now on the picture of the page"
+        note = ""
+        for _ in range(SHOW_TRIES):
+            picture = thumbnail(self.page, self._secret_fields, width=None)
+            if picture is None:
+                raise halt
+            self.observer.picture(n, "now", picture)
+            began = time.monotonic()
+            point = self.gate.point(Action("computer_act", what, where, n, note=note), reason)
+            self._asked, self._waited = True, self._waited + _ms(began)
+            if point is None:
+                raise halt
+            found = self.shown.element_at(self.page, point)
+            if found is None:
+                note = "nothing on the page there can take the step: show it again"
+                continue
+            element, target = found
+            if why := unfit(step, target):
+                shown = plain(target.get("name") or target.get("text") or "")[:60]
+                note = f"what you showed ({target.get('tag')} {shown!r}) is {why}: show it again"
+                continue
+            anchor = self.shown.merge(step, target, self.page.url)
+            hit = locate.resolve(self.page, n, anchor, self.step_timeout, self.values)
+            if not hit.target.evaluate("(el, shown) => el === shown", element):
+                raise Halt(f"step {n}: what you showed cannot be told apart from another element on the "
+                           "page; nothing was done at this step")
+            self._before(step, hit.target)
+            self.actor.act(self.page, step, anchor, hit, self._next)
+            return [*hit.choice.via, "shown"]
+        raise halt
 
     def _opened(self, page: Page) -> None:
         """A click opened a tab: the replay goes on there (and hears its writes)."""

@@ -29,6 +29,7 @@ from teachd.runner.policy import RunPolicy, Who
 from teachd.runner.replay import STEP_TIMEOUT, Cancelled, Halt, Replayer
 from teachd.runner.secrecy import without_secrets
 from teachd.runner.session import RunSession
+from teachd.runner.shown import ShownSteps
 from teachd.store.runs import RunStore
 
 if TYPE_CHECKING:
@@ -183,9 +184,13 @@ def replay(runs: RunStore, session: RunSession, slug: str, proc: Procedure, cont
             "start_url": opts.start_url, "plan": plan.as_dict()["steps"], "origins": list(plan.origins)}
     watch = RunWatch(runs, run_id, base, opts.pictures)
     runs.progress(run_id, watch.detail())
+    # a person follows the run on its page: a step not found may be shown there, and the run goes on
+    shown = ShownSteps(run_id, slug, session.versions()[slug], session.loaded[slug].current) \
+        if getattr(session.gate.approver, "points", False) else None
     replayer = Replayer(context, page, proc, session.gate, opts.params, secret,
                         start_url=opts.start_url, progress=progress, step_timeout=opts.step_timeout,
-                        slug=slug, observer=watch, cancelled=lambda: runs.cancelled_by(run_id), plan=plan)
+                        slug=slug, observer=watch, cancelled=lambda: runs.cancelled_by(run_id), plan=plan,
+                        shown=shown)
     log_from = len(session.gate.log)
     asked_elsewhere = False
     try:
@@ -212,6 +217,8 @@ def replay(runs: RunStore, session: RunSession, slug: str, proc: Procedure, cont
         half = None if asked_elsewhere else replayer.half_change()
         if half:
             status, message = _half_told(status, message, half)
+        if shown is not None and (kept := shown.keep(runs.skills)):
+            message = f"{message} ({kept})"
         if asked_elsewhere:
             runs.discard(run_id)  # the call comes again with the answer, as a run of its own
         else:

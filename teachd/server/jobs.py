@@ -29,15 +29,17 @@ COMMAND_WAIT = 10.0  # seconds the Teach page waits for the recorder to apply a 
 def run_on_the_page(runs: RunStore, settings: Settings, approvals: ApprovalQueue, desk: SecretDesk, slug: str,
                     params: dict[str, str], *, label: str, origin: str, timeout: float,
                     start_url: str | None = None, profile: list[str] | None = None,
-                    run_id: str | None = None) -> RunOutcome:
+                    run_id: str | None = None, followed: bool = False) -> RunOutcome:
     """A replay the daemon runs (from the Runs page, or on a schedule): an
     ordinary recorded run whose approvals and secrets wait on the Approvals
     page for ``timeout`` seconds; ``label`` names it there until it has a run
-    id (``run_id``: recorded already, so its page shows it starting)."""
+    id (``run_id``: recorded already, so its page shows it starting).
+    ``followed``: a person started it and follows it on its page, where a
+    step not found may be shown (not a schedule's run: nobody watches it)."""
     opts = RunOptions(params=params, start_url=start_url, headless=not settings.display,
                       chromium=settings.chromium, display=settings.display, environ=settings.environ,
                       profile=profile, origin=origin, run_id=run_id, pictures=True)
-    approver = PageApprover(approvals, label, timeout=timeout)
+    approver = PageApprover(approvals, label, timeout=timeout, points=followed)
     secret = desk_secret(settings.secret_from_env, desk, lambda: approver.run_id, [slug], timeout)
 
     def started(run_id: str) -> None:
@@ -90,7 +92,7 @@ class Runs:
             try:
                 run_on_the_page(self.runs, self.settings, self.approvals, self.desk, slug, params,
                                 label=run_id, origin="web UI", timeout=self.approvals.timeout,
-                                start_url=start_url, run_id=run_id)
+                                start_url=start_url, run_id=run_id, followed=True)
             except Exception as exc:  # noqa: BLE001 — its record says what went wrong
                 if self.runs.one(run_id)["status"] != "running":
                     return  # the replay recorded its own end

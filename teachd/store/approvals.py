@@ -6,7 +6,10 @@ daemon's Approvals page answers, because both sides meet in the store. A
 request is answered once: the first answer wins, a late one is refused. No
 answer before the timeout is a deny (the row says ``expired``); a request
 whose run was cancelled is ``withdrawn``. An allow is ``allowed`` (this step)
-or ``allowed_run`` (the whole plan the request carried).
+or ``allowed_run`` (the whole plan the request carried). A request that asks
+*where* (a halted step, shown on its page's picture: ``Gate.point``) is
+answered ``here`` with the point (``shown``, the point kept beside it) or
+``deny``; it takes no other answer, and no other request takes ``here``.
 
 The request's text (what would be done, where) is sealed like a run's
 detail; it never holds a secret's value, only ``{{secret:NAME}}``.
@@ -24,7 +27,8 @@ from typing import Any
 from teachd.core.errors import BadInput, NotFound
 from teachd.store.skills import SkillStore
 
-_STATE = {"run": "allowed_run", "once": "allowed"}  # a person's word → the row's state (else denied)
+_STATE = {"run": "allowed_run", "once": "allowed", "here": "shown"}  # a person's word → the row's state
+# (anything else: denied)
 _WORD = {state: word for word, state in _STATE.items()}
 APPROVAL_TIMEOUT = 300.0  # seconds a request waits for a person; then it is a deny
 POLL = 0.2  # seconds between looks at the database for another process's answer
@@ -46,6 +50,11 @@ class ApprovalQueue:
     def wait(self, run_id: str, request: Mapping[str, Any], timeout: float | None = None) -> str:
         """Put the request (``Request.as_dict()``) on the page and wait for its
         answer: ``run``, ``once`` or ``deny`` (also no answer in time)."""
+        return self.wait_answer(run_id, request, timeout)[0]
+
+    def wait_answer(self, run_id: str, request: Mapping[str, Any],
+                    timeout: float | None = None) -> tuple[str, tuple[float, float] | None]:
+        """As :meth:`wait`, with the point a ``here`` answer showed."""
         pid = self._put(run_id, request)
         wake = threading.Event()
         with self._lock:
@@ -55,21 +64,44 @@ class ApprovalQueue:
             while True:
                 state = self._state(pid)
                 if state != "pending":
-                    return _WORD.get(state, "deny")
+                    return self._answered(pid, state)
                 left = deadline - time.monotonic()
                 if left <= 0 or self._closed.is_set():
                     self._settle(pid, "expired")
-                    return _WORD.get(self._state(pid), "deny")
+                    return self._answered(pid, self._state(pid))
                 wake.wait(min(POLL, left))
         finally:
             with self._lock:
                 self._wake.pop(pid, None)
 
-    def answer(self, pid: int, word: str) -> None:
-        """``run`` (only where the request offered its plan), ``once`` or ``deny``."""
-        if word == "run" and not self._offers_run(pid):
+    def _answered(self, pid: int, state: str) -> tuple[str, tuple[float, float] | None]:
+        word = _WORD.get(state, "deny")
+        if word != "here":
+            return word, None
+        rows = self.db.query("SELECT answer FROM pending_approvals WHERE id = ? AND owner = ?",
+                             (pid, self.owner))
+        x, y = (float(v) for v in str(rows[0]["answer"]).split(","))
+        return word, (x, y)
+
+    def answer(self, pid: int, word: str, point: tuple[float, float] | None = None) -> None:
+        """``run`` (only where the request offered its plan), ``once`` or
+        ``deny``; to a request that asks where, ``here`` with ``point`` (the
+        fractions of the picture's width and height) or ``deny``."""
+        asks = self._request(pid)
+        if not asks:
+            raise NotFound(f"no pending approval {pid} (answered already, or timed out)")
+        where = bool(asks.get("show"))
+        if word == "run" and not asks.get("offers_run"):
             raise BadInput("this request does not carry a plan: answer once or deny")
-        if not self._settle(pid, _STATE.get(word, "denied")):
+        if where and word not in ("here", "deny"):
+            raise BadInput("this request asks where the step's target is now: answer here with x and y "
+                           "(where you clicked on its picture), or deny")
+        if word == "here" and not where:
+            raise BadInput("this request does not ask where: answer run, once or deny")
+        if word == "here" and (point is None or not all(0.0 <= v <= 1.0 for v in point)):
+            raise BadInput("here needs x and y: fractions (0 to 1) of the picture's width and height")
+        shown = f"{point[0]:.6f},{point[1]:.6f}" if word == "here" and point else None
+        if not self._settle(pid, _STATE.get(word, "denied"), shown):
             raise NotFound(f"no pending approval {pid} (answered already, or timed out)")
         with self._lock:
             wake = self._wake.get(pid)
@@ -94,10 +126,10 @@ class ApprovalQueue:
                              " WHERE owner = ? AND state = 'pending'", (self.owner,))
         return int(rows[0]["n"])
 
-    def _offers_run(self, pid: int) -> bool:
+    def _request(self, pid: int) -> dict[str, Any]:
         rows = self.db.query("SELECT request FROM pending_approvals WHERE id = ? AND owner = ?",
                              (pid, self.owner))
-        return bool(rows) and bool(json.loads(self._open(pid, rows[0]["request"])).get("offers_run"))
+        return dict(json.loads(self._open(pid, rows[0]["request"]))) if rows else {}
 
     def pending(self) -> list[dict[str, Any]]:
         rows = self.db.query("SELECT id, run_id, created_at, request FROM pending_approvals"
@@ -133,11 +165,12 @@ class ApprovalQueue:
                              (pid, self.owner))
         return str(rows[0]["state"]) if rows else "expired"
 
-    def _settle(self, pid: int, state: str) -> bool:
+    def _settle(self, pid: int, state: str, answer: str | None = None) -> bool:
         """The first answer wins: only a pending request changes state."""
         with self.db.atomic() as tx:
             found = tx.execute("SELECT id FROM pending_approvals WHERE id = ? AND owner = ?"
                                " AND state = 'pending'", (pid, self.owner))
             if found:
-                tx.execute("UPDATE pending_approvals SET state = ? WHERE id = ?", (state, pid))
+                tx.execute("UPDATE pending_approvals SET state = ?, answer = ? WHERE id = ?",
+                           (state, answer, pid))
         return bool(found)

@@ -277,3 +277,15 @@ MIGRATIONS.append(
         """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0013_approval_point",
+        # Where a person showed a halted step's target on the page's picture
+        # ("x,y", fractions of its width and height): the answer to a request
+        # that asks where (runner/gate.py, ``Gate.point``). NULL for the rest.
+        """
+        ALTER TABLE pending_approvals ADD COLUMN answer TEXT
+        """,
+    )
+)

@@ -185,6 +185,7 @@ class RunStore:
                 "params": detail.get("params", {}), "start_url": detail.get("start_url"),
                 "used": detail.get("used") or ([detail["slug"]] if detail.get("slug") else []),
                 "cancelled_by": r.get("cancelled_by"),
+                "gate": detail.get("gate", []),  # each question the gate asked or let through, and how
                 **({"partial": detail["partial"]} if detail.get("partial") else {})}
 
     def of_skill(self, slug: str, limit: int = 50) -> list[dict[str, Any]]:

@@ -12,18 +12,17 @@ skill as it was and its recording where it is, to be applied later with
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from compiler.plan import STEPS_FILE, PlanStep, Procedure
 from compiler.recording import Recording
 from compiler.repair import RepairedSkill, RepairError, repair_skill
-from teachd.core.approval import Approval
 from teachd.core.errors import BadInput, Conflict, PolicyStop
-from teachd.core.history import append_history
 from teachd.core.models import Skill, SkillContent
 from teachd.core.outcomes import REPAIRABLE
+from teachd.runner.shown import SHOWABLE, repaired_content
 from teachd.teach.recordings import read_recording
 
 if TYPE_CHECKING:
@@ -33,9 +32,6 @@ if TYPE_CHECKING:
     from teachd.runner.gate import Gate
     from teachd.store.runs import RunStore
     from teachd.store.skills import SkillStore
-
-SHOWABLE = ("click", "dblclick", "type", "select", "check", "press")
-
 
 @dataclass(frozen=True)
 class RepairTarget:
@@ -123,20 +119,6 @@ def _merged(content: SkillContent, rec: Recording, folder: Path) -> RepairedSkil
                             rec)
     except RepairError as exc:
         raise BadInput(f"{exc} (the repair recording is kept in {folder})") from None
-
-
-def repaired_content(content: SkillContent, repaired: RepairedSkill) -> SkillContent:
-    """The next version's content (pure): the merge, the History line, the
-    approval the repair forces, the frontmatter facts."""
-    facts = dict(content.metadata.get("metadata") or {})
-    facts.update(repaired.metadata)
-    approval = content.approval
-    if repaired.approval_tools:
-        approval = approval.union(Approval(True, repaired.approval_tools))
-    return replace(content, description=repaired.description,
-                   instructions=append_history(repaired.body, repaired.history),
-                   files=dict(repaired.references), approval=approval,
-                   metadata={**content.metadata, "metadata": facts})
 
 
 def apply_repair(store: SkillStore, folder: Path,

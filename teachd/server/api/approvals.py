@@ -26,24 +26,37 @@ async def approvals_list(request: Request) -> JSONResponse:
 
 async def approval_answer(request: Request) -> JSONResponse:
     """
-    summary: "Answer a waiting request: `answer` run (its whole plan), once (this step) or deny"
-    description: '`{"allow": true}` is once and false is deny (a JSON boolean); an unknown answer is deny.'
+    summary: "Answer a waiting request: `answer` run, once, deny, or here (with `x` and `y`)"
+    description: >-
+      run allows its whole plan, once this step, deny stops the run. `{"allow": true}` is once and
+      false is deny (a JSON boolean); an unknown answer is deny. A request with `show` asks where a
+      step not found is now, on its picture: `{"answer": "here", "x": 0.42, "y": 0.3}` (fractions of
+      the picture's width and height) or deny.
     responses:
       200: {description: answered}
-      400: {description: "`allow` not a JSON boolean, or `run` where no plan was offered: nothing answered"}
+      400:
+        description: >-
+          `allow` not a JSON boolean, `run` where no plan was offered, `here` without a point or to
+          a request that does not ask where, another answer to one that does: nothing answered
       404: {description: answered already or timed out}
     """
     data = await body(request)
     pid = request.path_params["pid"]
     word = data.get("answer")
+    point = None
     if "answer" not in data:
         allow = data.get("allow")
         if not isinstance(allow, bool):  # typed: "false", 1, [] or a missing answer is no answer at all
             raise BadInput("send `answer`: run, once or deny (or `allow` as a JSON boolean: true is once)")
         word = "once" if allow else "deny"
+    elif word == "here":
+        x, y = data.get("x"), data.get("y")
+        if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (x, y)):
+            raise BadInput("here needs x and y: fractions (0 to 1) of the picture's width and height")
+        point = (float(x), float(y))  # type: ignore[arg-type]
     elif word not in ANSWERS:
         word = "deny"  # an answer teachd does not know is a no
-    daemon(request).approvals.answer(pid, str(word))
+    daemon(request).approvals.answer(pid, str(word), point)
     return JSONResponse({"id": pid, "answer": word, "allow": word != "deny"})
 
 

@@ -23,7 +23,8 @@ from teachd.server.state import Daemon
 
 STREAM_EVERY = 0.3  # seconds between looks at a followed run
 STREAM_MAX = 3600.0  # a stream ends after this long; the page reconnects
-_KINDS = ("before", "after")
+_KINDS = ("before", "after")  # a step's pictures on its row
+_SERVED = (*_KINDS, "now")  # ... and the page as it was when a person was asked to show the step
 
 
 def run_view(d: Daemon, run: dict[str, Any]) -> dict[str, Any]:
@@ -119,15 +120,18 @@ async def run_cancel(request: Request) -> JSONResponse:
 
 async def run_picture(request: Request) -> Response:
     """
-    summary: A step's picture (`before`, the target as it was acted on; `after`, the page), JPEG
+    summary: A step's picture, JPEG
+    description: >-
+      `before`, the target as it was acted on; `after`, the page; `now`, the page where its
+      target was not found, as a person was asked to show it
     responses:
       200: {description: the picture}
       404: {description: no such picture}
     """
     d = daemon(request)
     kind = request.path_params["kind"]
-    if kind not in _KINDS:
-        raise NotFound("a picture is before or after")
+    if kind not in _SERVED:
+        raise NotFound("a picture is before, after or now")
     run_id, n = request.path_params["run_id"], request.path_params["n"]
     jpeg = await run_in_threadpool(d.runs.picture, run_id, n, kind)
     return Response(jpeg, media_type="image/jpeg", headers={"Cache-Control": "private, max-age=3600"})

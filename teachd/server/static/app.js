@@ -224,6 +224,22 @@ document.addEventListener('click', (ev) => {
   }, b).finally(() => { delete group.dataset.busy; group.removeAttribute('aria-busy'); });
 });
 
+// -- a step not found, shown on the picture of its page: where the person clicked, as fractions --
+document.addEventListener('click', (ev) => {
+  const img = ev.target.closest('img[data-where]');
+  if (!img || img.dataset.busy) return;
+  const r = img.getBoundingClientRect();
+  const x = (ev.clientX - r.left) / r.width, y = (ev.clientY - r.top) / r.height;
+  if (!(x >= 0 && x <= 1 && y >= 0 && y <= 1)) return;
+  img.dataset.busy = '1';
+  const id = img.dataset.where;
+  act(() => api('POST', `/api/approvals/${seg(id)}`, {answer: 'here', x, y}), () => {
+    flash('Shown: the run does this step there and goes on.');
+    document.dispatchEvent(new CustomEvent('teachd:answered', {detail: {id, word: 'here'}}));
+    refreshWaiting();
+  }, img).finally(() => { delete img.dataset.busy; });
+});
+
 // -- a secret typed for a run (Approvals page, a run's page): handed over once, never kept here --
 document.addEventListener('submit', (ev) => {
   const f = ev.target.closest('form[data-secret]');
