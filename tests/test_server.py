@@ -10,6 +10,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -478,11 +479,7 @@ def test_an_approval_asked_in_one_process_is_answered_from_another_once(settings
                "skills": ["taught-x"], "reason": "a loaded skill requires approval"}
     t = threading.Thread(target=lambda: answers.append(asking.wait("run-2", request)))
     t.start()
-    for _ in range(200):
-        if page.pending():
-            break
-        threading.Event().wait(0.01)
-    [shown] = page.pending()
+    [shown] = _pending(page)
     assert shown["action"] == "click Save" and shown["skills"] == ["taught-x"] and shown["run_id"] == "run-2"
     page.answer(shown["id"], "once")
     t.join(5)
@@ -490,6 +487,15 @@ def test_an_approval_asked_in_one_process_is_answered_from_another_once(settings
     with pytest.raises(NotFound):
         page.answer(shown["id"], "deny")
     assert b"click Save" not in written()  # sealed like a run's detail
+
+
+def _pending(queue: Any) -> list[dict[str, Any]]:
+    """What waits on the Approvals page, once something does (another thread asks)."""
+    for _ in range(500):
+        if waiting := queue.pending():
+            return list(waiting)
+        time.sleep(0.01)
+    return []
 
 
 def test_a_question_that_asks_where_takes_only_a_point_or_a_deny_and_no_other_takes_a_point(
@@ -509,11 +515,7 @@ def test_a_question_that_asks_where_takes_only_a_point_or_a_deny_and_no_other_ta
     act = Action("computer_act", "click the Submit button", "http://127.0.0.1/x", 7)
     t = threading.Thread(target=lambda: points.append(gate.point(act, "step 7: not found")))
     t.start()
-    for _ in range(500):
-        if page.pending():
-            break
-        threading.Event().wait(0.01)
-    [shown] = page.pending()
+    [shown] = _pending(page)
     assert shown["show"] and shown["step"] == 7 and not shown["offers_run"]
     for word, point in (("once", None), ("run", None), ("here", None), ("here", (1.5, 0.2))):
         with pytest.raises(BadInput):
@@ -525,11 +527,7 @@ def test_a_question_that_asks_where_takes_only_a_point_or_a_deny_and_no_other_ta
     other = {"step": 2, "tool": "computer_act", "action": "click Save", "page": None, "skills": [], "reason": "r"}
     t = threading.Thread(target=lambda: asking.wait("run-3", other))
     t.start()
-    for _ in range(500):
-        if page.pending():
-            break
-        threading.Event().wait(0.01)
-    [plain_question] = page.pending()
+    [plain_question] = _pending(page)
     with pytest.raises(BadInput):
         page.answer(plain_question["id"], "here", (0.5, 0.5))
     page.answer(plain_question["id"], "deny")

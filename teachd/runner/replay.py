@@ -426,13 +426,14 @@ class Replayer:
                 shown = plain(target.get("name") or target.get("text") or "")[:60]
                 note = f"what you showed ({target.get('tag')} {shown!r}) is {why}: show it again"
                 continue
-            anchor = self.shown.merge(step, target, self.page.url)
+            anchor, repaired = self.shown.merge(step, target, self.page.url)
             hit = locate.resolve(self.page, n, anchor, self.step_timeout, self.values)
             if not hit.target.evaluate("(el, shown) => el === shown", element):
                 raise Halt(f"step {n}: what you showed cannot be told apart from another element on the "
                            "page; nothing was done at this step")
             self._before(step, hit.target)
             self.actor.act(self.page, step, anchor, hit, self._next)
+            self.shown.took(n, repaired)
             return [*hit.choice.via, "shown"]
         raise halt
 

@@ -132,10 +132,10 @@ class ShownSteps:
             return None
         return handle, dict(handle.evaluate("el => window.__teachdDescribe(el)"))
 
-    def merge(self, step: PlanStep, target: Mapping[str, Any], url: str) -> Anchor:
-        """Step ``step.n`` with what was shown beside its old evidence, in the
-        skill's next version; returned: the evidence shown, which this step
-        is found by now."""
+    def merge(self, step: PlanStep, target: Mapping[str, Any], url: str) -> tuple[Anchor, SkillContent]:
+        """Step ``step.n`` with what was shown beside its old evidence: the
+        evidence shown, which this step is found by now, and the skill's
+        content with it (kept by :meth:`took` once the step is done)."""
         started = datetime.now(UTC).isoformat(timespec="seconds")
         rec = segment(self.content.name, self.run_id, self.slug, self.version, step, target, url, started)
         try:
@@ -146,11 +146,16 @@ class ShownSteps:
         if repaired.new_origins:
             raise Halt(f"step {step.n}: what you showed is on {', '.join(repaired.new_origins)}, outside "
                        "the skill's allowed scope")
-        self.content = repaired_content(self.content, repaired)
-        self.steps.append(step.n)
-        merged = Procedure.from_files(self.content.files)
+        content = repaired_content(self.content, repaired)
+        merged = Procedure.from_files(content.files)
         # the evidence shown, alone: the taught evidence beside it found nothing, or too much
-        return replace(merged.anchors[str(merged.steps[step.n - 1].anchor)].versions()[-1], alternates=[])
+        return replace(merged.anchors[str(merged.steps[step.n - 1].anchor)].versions()[-1],
+                       alternates=[]), content
+
+    def took(self, n: int, content: SkillContent) -> None:
+        """Step ``n`` was done on what was shown: the skill keeps it."""
+        self.content = content
+        self.steps.append(n)
 
     def keep(self, store: SkillStore) -> str:
         """The merged skill as its next version, when the skill's plan is still
