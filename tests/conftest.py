@@ -217,7 +217,7 @@ def browser():
 # -- markers: what a test needs, so `make test-fast` can leave the heavy ones out --------------------
 # A test is marked by what it uses (its fixtures) and by what its module starts: e2e (a browser, a
 # daemon, a child process), desktop (Xvfb, an accessibility bus, desktop apps), postgres (the
-# throwaway cluster), realapps (Django and Wagtail in their own environments). Every test still
+# throwaway cluster), realapps (Django, Wagtail, optuna-dashboard in their own environments). Every test still
 # runs in `make test`; `make test-fast` runs those with none of them.
 _E2E_FIXTURES = {"browser", "pw", "taught", "taught_sample", "display", "cli_process", "cli_env_runner"}
 _E2E_SOURCE = ("sync_playwright", "serve(", "daemon(", "subprocess", "Popen", "TeachdMCP(", "two_sites",
@@ -235,7 +235,7 @@ def _module_needs(path: Path, cache: dict[Path, set[str]] = {}) -> set[str]:  # 
             needs.add("e2e")
         if name.startswith("test_desktop") or "a11y_session" in text or "xvfb" in text:
             needs.add("desktop")
-        if name in ("test_real_app.py", "test_real_cms.py"):
+        if name in ("test_real_app.py", "test_real_cms.py", "test_real_spa.py"):
             needs.add("realapps")
         cache[path] = needs
     return cache[path]

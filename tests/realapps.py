@@ -1,6 +1,6 @@
 """Real third-party web applications for the tests, each version in its own
-virtual environment: Django's admin and Wagtail, installed from PyPI with
-pip, run on loopback with their own SQLite database.
+virtual environment: Django's admin, Wagtail and optuna-dashboard, installed
+from PyPI with pip, run on loopback with their own SQLite database.
 
 The virtual environments are cached under ``build/real-apps/NAME`` (build/
 is ignored by git) and reused while their requirements are unchanged, so
@@ -39,6 +39,10 @@ VENVS: dict[str, tuple[str, ...]] = {
     # the newest this Python installs (each brings the Django it supports).
     "wagtail-old": ("wagtail>=5.2,<5.3",),
     "wagtail-new": ("wagtail>=7.0",),
+    # A React + MUI single-page app: an older release (with the optuna and
+    # bottle it was made against) and the newest (tests/test_real_spa.py).
+    "optuna-dashboard-old": ("optuna-dashboard==0.13.0", "optuna==3.4.0", "bottle==0.12.25"),
+    "optuna-dashboard-new": ("optuna-dashboard>=0.21", "optuna>=4"),
 }
 
 

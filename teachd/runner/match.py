@@ -122,9 +122,18 @@ def item_agrees(expected: Mapping[str, Any] | None, found: Mapping[str, Any] | N
     want = _item_text(expected)
     if not found or not found.get("name"):
         return f"is on no row or card like {want}"
-    if words(str(found["name"])) != words(str(expected["name"])):
+    if words(_unnumbered(found["name"])) != words(_unnumbered(expected["name"])):
         return f"is on {_item_text(found)}, expected on {want}"
     return None
+
+
+# A list's own numbering before a record's name ("2. bravo-study", "#14 — Invoices"): its place or id
+# in this store, data like an id in an address, never part of which record it is.
+_NUMBERED = re.compile(r"^\s*#?\d+\s*[.):—–-]\s+(?=\S)")
+
+
+def _unnumbered(name: object) -> str:
+    return _NUMBERED.sub("", str(name), count=1)
 
 
 def _item_text(item: Mapping[str, Any]) -> str:
