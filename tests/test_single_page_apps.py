@@ -204,6 +204,20 @@ def test_a_run_that_stops_after_a_write_reports_partial_with_what_was_written_an
     assert f'data-repair="{out["run_id"]}"' in page  # "Show me this step": a halted step can be shown again
 
 
+def test_a_lists_own_numbering_before_a_cards_name_is_data_not_which_record_it_is() -> None:
+    """optuna-dashboard titles each card "2. bravo-study": the number is the
+    study's id in this store. Under other ids it is still bravo's card; a
+    number that is part of the name itself still tells records apart."""
+    from teachd.runner.match import item_agrees
+
+    card = {"tag": "div", "name": "2. bravo-study"}
+    assert item_agrees(card, {"tag": "div", "name": "3. bravo-study"}) is None
+    assert item_agrees(card, {"tag": "div", "name": "#7 — bravo-study"}) is None
+    assert "charlie-study" in str(item_agrees(card, {"tag": "div", "name": "1. charlie-study"}))
+    assert item_agrees({"name": "Report 2024"}, {"name": "Report 2025"}) is not None
+    assert item_agrees({"name": "2024 Report"}, {"name": "2025 Report"}) is not None
+
+
 ICON = {"tag": "span", "role": "img", "name": "New item", "test_id": "create-item-button",
         "container": {"role": "toolbar", "name": "Items"}}
 
