@@ -16,12 +16,20 @@ missing, and callers fall back to the picture.
 
 A :class:`Widget` is a snapshot: its ``node`` is the live object, valid
 while the app runs, used to act on it and never written anywhere.
+
+One coordinate space: the X server's pixels. GTK 3 and Qt 5 report
+extents in their own logical pixels, which a scaled app (``GDK_SCALE=2``,
+``QT_SCALE_FACTOR``) draws at twice (or so) the size: each app's scale is
+read from the toolkit's own setting in its environment (:func:`app_scale`)
+and every box is converted before anyone compares it with a point on the
+screen. A replay checks the result against sources other than AT-SPI
+before it clicks (teachd.runner.desktop).
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +42,41 @@ SECRET_ROLES = frozenset({"password text"})
 UNNAMED_CONTAINERS = frozenset({"filler", "panel", "scroll pane", "viewport", "page tab", "split pane",
                                 "layered pane", "section", "unknown"})
 MAX_NODES = 5000  # a window's walk stops here: an app exposing more is not read further
+
+
+def scale_of(environ: Mapping[str, str]) -> float:
+    """How many X pixels a toolkit's logical pixel is, from its own settings
+    (GTK's ``GDK_SCALE``, an integer; Qt's ``QT_SCALE_FACTOR``, and one
+    value of ``QT_SCREEN_SCALE_FACTORS``); 1 where none is set or readable.
+    ``GDK_DPI_SCALE`` scales text only, not coordinates."""
+    scale = 1.0
+    for name in ("GDK_SCALE", "QT_SCALE_FACTOR"):
+        try:
+            value = float(environ.get(name) or 1)
+        except ValueError:
+            continue
+        if 0.25 <= value <= 8:
+            scale *= value
+    screens = (environ.get("QT_SCREEN_SCALE_FACTORS") or "").split(";")
+    if len(screens) == 1 and screens[0]:
+        try:
+            value = float(screens[0].rsplit("=", 1)[-1])
+        except ValueError:
+            value = 1.0
+        scale *= value if 0.25 <= value <= 8 else 1.0
+    return scale
+
+
+def app_scale(pid: int) -> float:
+    """The scale an app of this process draws at (:func:`scale_of` of its
+    environment; 1 where it cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            raw = f.read()
+    except OSError:
+        return 1.0
+    pairs = (item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
+    return scale_of({k.decode(errors="replace"): v.decode(errors="replace") for k, v in pairs})
 
 
 class NoAccessibility(Exception):
@@ -91,6 +134,7 @@ class Desktop:
         self._atspi = atspi
         self._screen = atspi.CoordType.SCREEN
         self._showing = atspi.StateType.SHOWING
+        self._scales: dict[int, float] = {}  # pid → its toolkit's scale (app_scale), read once
 
     # -- windows ------------------------------------------------------------
     def windows(self, pid: int | None = None) -> list[tuple[Any, str, int, str]]:
@@ -112,6 +156,12 @@ class Desktop:
                 if win is not None and self._shown(win):
                     out.append((win, clean(win.get_name()), app_pid, app_name))
         return out
+
+    def window_box(self, pid: int, title: str) -> tuple[int, int, int, int] | None:
+        """The box of the app's window of that title, in the X server's pixels."""
+        want = clean(title)
+        boxes = [self._box(node, pid) for node, wtitle, _pid, _app in self.windows(pid) if wtitle == want]
+        return boxes[0] if len(boxes) == 1 else None
 
     # -- widgets ------------------------------------------------------------
     def walk(self, window: Any, title: str, pid: int, app: str,
@@ -227,14 +277,22 @@ class Desktop:
         except Exception:
             return False
 
-    def _box(self, node: Any) -> tuple[int, int, int, int] | None:
+    def scale(self, pid: int) -> float:
+        """The app's scale (:func:`app_scale`), read once per process."""
+        if pid not in self._scales:
+            self._scales[pid] = app_scale(pid)
+        return self._scales[pid]
+
+    def _box(self, node: Any, pid: int | None = None) -> tuple[int, int, int, int] | None:
+        """The node's box in the X server's pixels (its toolkit's own, scaled by its app's scale)."""
         try:
             e = node.get_extents(self._screen)
         except Exception:
             return None
         if e.width <= 0 or e.height <= 0 or e.x < -10000 or e.y < -10000:
             return None  # not on screen, or the toolkit does not say (GTK's page tabs)
-        return int(e.x), int(e.y), int(e.width), int(e.height)
+        k = self.scale(pid) if pid is not None else 1.0
+        return round(e.x * k), round(e.y * k), round(e.width * k), round(e.height * k)
 
     def _widget(self, node: Any, path: tuple[tuple[str, str], ...], title: str, pid: int,
                 app: str) -> Widget | None:
@@ -245,7 +303,7 @@ class Desktop:
             actions = tuple(_action_names(node))
         except Exception:  # gone while being read
             return None
-        return Widget(role, name, path, states, self._box(node), title, app, pid, actions, node)
+        return Widget(role, name, path, states, self._box(node, pid), title, app, pid, actions, node)
 
 
 def _action_names(node: Any) -> list[str]:

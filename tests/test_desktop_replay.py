@@ -96,10 +96,12 @@ def saved(folder: Path) -> str | None:
 
 
 def variant_env(variant: str) -> dict[str, str]:
-    return {"GTK_THEME": "Adwaita:dark", "GDK_DPI_SCALE": "1.4"} if variant == "theme_and_font" else {}
+    return {"theme_and_font": {"GTK_THEME": "Adwaita:dark", "GDK_DPI_SCALE": "1.4"},
+            "twice_the_scale": {"GDK_SCALE": "2"}}.get(variant, {})
 
 
-@pytest.mark.parametrize("variant", ["unchanged", "moved_and_resized", "theme_and_font", "another_app_on_top"])
+@pytest.mark.parametrize("variant", ["unchanged", "moved_and_resized", "theme_and_font", "another_app_on_top",
+                                     "twice_the_scale"])
 def test_the_note_is_typed_and_saved_where_the_demonstration_saved_it(
         on_desk: DesktopSession, taught: Procedure, page: tuple[Any, Any], tmp_path: Path, variant: str) -> None:
     out = tmp_path / "out"

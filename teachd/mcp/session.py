@@ -301,7 +301,7 @@ class McpRun:
             outside = outside_apps(klass, proc.apps)
             self.gate.guard(Action(TOOL, what, record["page"]), outside)
             if act.action == "click":
-                how = actor.click(widget, (anchor.get("at") or {}).get("in"))
+                how = actor.click(widget, anchor)
             else:
                 value = self.scrubber.remember(self.secret(names[0])) if names else str(act.text or "")
                 actor.type(widget, value, secret=bool(names))

@@ -7,6 +7,11 @@ the accessibility tree (recorder.a11y) and xdotool as the person's hands,
 both passed in. A click lands only where the pointer's window is the
 target's own window (another window on top: the widget's own action, where
 the app offers one; otherwise a halt, never a click on what covers it).
+Where the widget is comes from AT-SPI, in the X server's pixels
+(recorder.a11y converts each app's scale); before the pointer clicks there,
+two sources that are not AT-SPI must not say otherwise: the X server's top
+window under the pointer, and the demonstrated picture of the place, looked
+for in the widget's window — found clearly somewhere else is a halt.
 Typing goes through xdotool's standard input (never its command line, which
 any process can read) and is read back through accessibility where the
 widget shows its text.
@@ -26,6 +31,10 @@ from teachd.core.errors import Unavailable
 
 PRESS_ACTIONS = ("click", "press")  # a widget's own actions that do what a click does ("activate"
 # on a text field is its Enter: not a click)
+SIZE_SLACK = 0.2  # a window's X size and its AT-SPI size agree within this share (decorations, shadows)
+VETO_SCORE = 0.45  # how alike the demonstrated picture must be, found elsewhere, to stop a click,
+VETO_MARGIN = 0.05  # and by how much clearer there than anywhere else (a keypad's keys look alike)
+SCALED_UP = (2.0, 3.0)  # a picture is also looked for at the scales a desktop is commonly set to
 QUIET = 0.4  # seconds an app shows no change before the next step (a person sees it has caught up)
 SETTLE_MAX = 5.0
 
@@ -178,11 +187,16 @@ class DesktopActor:
         size = self.xdo("getdisplaygeometry").split()
         return (int(size[0]), int(size[1])) if len(size) == 2 else (0, 0)
 
-    def click(self, widget: Any, offset: Mapping[str, int] | None = None) -> str:
-        """Click the widget; returns how ("pointer" or its own action). The
-        pointer clicks only where it shows this very widget."""
+    def click(self, widget: Any, anchor: Mapping[str, Any] | None = None) -> str:
+        """Click the widget (``anchor``: its evidence, where in it the person
+        clicked and the picture of the place); returns how ("pointer" or its
+        own action). The pointer clicks only where it shows this very widget."""
         if widget.box is None:
             return self._own_action(widget, "it shows no place on the screen")
+        if why := self._picture_elsewhere(widget, anchor or {}):
+            raise DesktopHalt(f"not clicking {widget.role} {widget.name!r}: {why}; stopping rather than "
+                              "guessing")
+        offset = ((anchor or {}).get("at") or {}).get("in")
         x, y, w, h = widget.box
         px, py = x + w // 2, y + h // 2
         if offset and 0 <= offset.get("x", -1) < w and 0 <= offset.get("y", -1) < h:
@@ -196,6 +210,67 @@ class DesktopActor:
             return self._own_action(widget, "something else is where it shows")
         self.xdo("click", "1")
         return "pointer"
+
+    def _picture_elsewhere(self, widget: Any, anchor: Mapping[str, Any]) -> str:
+        """The sources that are not AT-SPI, before a pointer click: the X
+        server's size of the widget's window (AT-SPI's must agree: else its
+        places are not the screen's), and where that window shows the
+        demonstrated picture of the place. '' when they bear AT-SPI out, or
+        the picture is nowhere clearly (a field whose text changed: no say);
+        else why not, in words."""
+        import base64
+        import io
+
+        from PIL import Image
+
+        from recorder.crops import grab_screen
+        from teachd.runner.picture import SCALES, PictureMatch, find
+
+        png = str((anchor.get("picture") or {}).get("png") or "")
+        windows = [(geo, title) for _wid, geo, title in self._windows_of(anchor) if title == widget.window]
+        if len(windows) != 1:
+            return ""
+        geo = windows[0][0]
+        if why := self._sizes_disagree(widget, geo):
+            return why
+        if not png:
+            return ""
+        crop = Image.open(io.BytesIO(base64.b64decode(png)))
+        # the window and what a crop at its edge takes in around it (its frame, the desktop)
+        k = self.desktop.scale(widget.pid)
+        mx, my = round(crop.width * max(k, 1.0)), round(crop.height * max(k, 1.0))
+        left, top = max(0, geo["X"] - mx), max(0, geo["Y"] - my)
+        shot = grab_screen({"x": left, "y": top, "w": geo["X"] + geo["WIDTH"] + mx - left,
+                            "h": geo["Y"] + geo["HEIGHT"] + my - top})
+        if shot is None:
+            return ""
+        # the scales a picture may be drawn at here, whatever teachd read of the app's own
+        scales = sorted({*SCALES, *(s * k for s in SCALES), *SCALED_UP})
+        # a looser likeness than a click by picture needs: this can only stop a click, never make one
+        m = find(shot, crop, scales=scales, min_score=VETO_SCORE, margin=VETO_MARGIN)
+        if not isinstance(m, PictureMatch) or not 0.7 * k <= m.scale <= 1.5 * k:
+            return ""  # nowhere clearly, or only at a size the app does not draw at
+        x, y, w, h = widget.box
+        px, py = left + m.x, top + m.y
+        if x <= px < x + w and y <= py < y + h:
+            return ""
+        return (f"the screen shows its demonstrated picture at {px},{py}, but the accessibility layer "
+                f"puts it at {x},{y} ({w}×{h})")
+
+    def _sizes_disagree(self, widget: Any, geo: Mapping[str, int]) -> str:
+        """The X server's size of the widget's window against AT-SPI's (in the
+        X server's pixels, as converted): where they differ by more than a
+        frame's decoration, AT-SPI's places are not the screen's (a scale
+        teachd could not read) — '' when they agree."""
+        box = self.desktop.window_box(widget.pid, widget.window)
+        if box is None:
+            return ""
+        _x, _y, w, h = box
+        xw, xh = geo["WIDTH"], geo["HEIGHT"]
+        if abs(xw - w) <= SIZE_SLACK * xw and abs(xh - h) <= SIZE_SLACK * xh:
+            return ""
+        return (f"the accessibility layer's window is {w}×{h}, the X server's {xw}×{xh}: "
+                "its places are not the screen's")
 
     def focus(self, widget: Any) -> str:
         """The keyboard's focus on it, as a person gives it: already there

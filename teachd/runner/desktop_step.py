@@ -75,7 +75,7 @@ class DesktopSteps:
                 self.gate.guard(Action("computer_act", what, where, n, planned=True, shown=self.line(step)),
                                 outside)
                 if step.action == "os_click":
-                    via = ["accessibility", actor.click(widget, (anchor.get("at") or {}).get("in"))]
+                    via = ["accessibility", actor.click(widget, anchor)]
                 else:
                     actor.type(widget, self.value(step), secret=bool(step.secret))
                     via = ["accessibility", "typed"]

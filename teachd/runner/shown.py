@@ -11,8 +11,9 @@ point, retargeted to its control as the recorder does, described by the
 recorder's own describer) and must be a control that can take the step's
 action (a field to type into, a menu to choose in...). That description
 becomes a one-step repair recording, merged into the skill's plan; the step
-is then found again *by the merged anchor*, and acted on only when that
-finds exactly the element the person pointed at.
+is then found again by that evidence alone (the taught evidence beside it
+found nothing, or too much), and acted on only when it finds exactly the
+element the person pointed at. Only a step done so is kept.
 """
 
 from __future__ import annotations
@@ -148,7 +149,6 @@ class ShownSteps:
                        "the skill's allowed scope")
         content = repaired_content(self.content, repaired)
         merged = Procedure.from_files(content.files)
-        # the evidence shown, alone: the taught evidence beside it found nothing, or too much
         return replace(merged.anchors[str(merged.steps[step.n - 1].anchor)].versions()[-1],
                        alternates=[]), content
 

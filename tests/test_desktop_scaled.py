@@ -1,0 +1,163 @@
+"""Desktop replay on a calculator nobody here wrote (Debian's galculator,
+GTK 3), taught once through the recorder at the usual scale: "7 + 2 =".
+Judged by the calculator's own display.
+
+At twice the scale (``GDK_SCALE=2``) GTK reports every place in its own
+logical pixels, half the X server's: teachd reads the app's scale and
+clicks the right keys. Where AT-SPI's places are not the screen's (a scale
+teachd could not read; places off by a key) AT-SPI still agrees with
+itself, so two other sources decide: the X server's size of the window,
+and the demonstrated picture of the key found elsewhere in it. Either
+stops the run before any key is pressed — never the wrong keys and a
+success.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compiler.plan import Procedure
+from teachd.config import Settings
+from teachd.demo.sampleapp import SampleApp
+from teachd.runner.desktop import DesktopHalt
+from teachd.runner.gate import Answer, Gate, Request
+from teachd.runner.replay import Halt, Replayer
+from teachd.store import open_store
+from tests.desktop import DesktopSession, recording_on, until
+
+KEYS = ("7", "+", "2", "=")
+
+
+class Allow:
+    def ask(self, request: Request) -> Answer:
+        return Answer(request.id, True)
+
+
+def shown(desk: DesktopSession, pid: int) -> str:
+    """What the calculator's display shows."""
+    text = desk.find(pid, "text")
+    return (desk.desktop.text(text) or "").strip() if text is not None else ""
+
+
+@contextlib.contextmanager
+def calculator(desk: DesktopSession, home: Path, at: tuple[int, int] = (150, 120),
+               **env: str) -> Iterator[subprocess.Popen[bytes]]:
+    """galculator, placed ``at``, once its keys are on the accessibility bus."""
+    proc = desk.start(["galculator"], home, **env)
+    try:
+        until(lambda: desk.find(proc.pid, "toggle button", "7"), 30, "galculator's keys on the accessibility bus")
+        desk.place("galculator", proc.pid, *at)
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def taught(desk: DesktopSession, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Procedure]:
+    """"7 + 2 =" taught through the recorder: a page first (every recording
+    begins in the browser; it stays up for the replays' first step), then
+    the calculator's keys clicked by the person."""
+    from playwright.sync_api import sync_playwright
+
+    tmp = tmp_path_factory.mktemp("calc")
+    (tmp / "home").mkdir(mode=0o700)
+    (tmp / "user").mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TEACHD_")}
+    env.update(TEACHD_HOME=str(tmp / "home"), HOME=str(tmp / "user"), TEACHD_OWNER="alice", PYTHONUTF8="1")
+    with SampleApp(password="unused-Pw-1") as app:
+        with sync_playwright() as pw:
+            teach, browser = recording_on(desk, env, app.url + "/login", pw)
+            with calculator(desk, tmp / "person") as calc:
+                for i, key in enumerate(KEYS, 1):
+                    desk.click(desk.find(calc.pid, "toggle button", key))
+                    teach.wait_for(lambda evs, i=i: sum(e["type"] == "os_click" for e in evs) >= i)
+                until(lambda: shown(desk, calc.pid) == "9", 10, "9 on the person's calculator")
+            for context in browser.contexts:
+                for page in context.pages:
+                    page.close()
+            code, out, err = teach.finish()
+        assert code == 0, err[-1500:]
+        skill = open_store(Settings(home=tmp / "home", owner="alice")).get(json.loads(out)["slug"])
+        yield Procedure.from_files(skill.current.files)
+
+
+@pytest.fixture
+def on_desk(desk: DesktopSession, monkeypatch: pytest.MonkeyPatch, browser: Any) -> Iterator[tuple[Any, Any]]:
+    """The replay's process on the desktop session, and its browser page."""
+    monkeypatch.setenv("DISPLAY", desk.display)
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", desk.env["DBUS_SESSION_BUS_ADDRESS"])
+    context = browser.new_context()
+    yield context, context.new_page()
+    context.close()
+
+
+def replay(page: tuple[Any, Any], proc: Procedure) -> Replayer:
+    context, p = page
+    r = Replayer(context, p, proc, Gate(Allow()), {}, lambda _n: "", step_timeout=10)
+    r.run()
+    return r
+
+
+@pytest.mark.parametrize("scale", ["1", "2"])
+def test_the_taught_keys_are_clicked_at_the_usual_and_at_twice_the_scale(
+        desk: DesktopSession, taught: Procedure, on_desk: tuple[Any, Any], tmp_path: Path, scale: str) -> None:
+    clicks = [s for s in taught.steps if s.action == "os_click"]
+    assert len(clicks) == 4
+    with calculator(desk, tmp_path / "calc", GDK_SCALE=scale) as calc:
+        r = replay(on_desk, taught)
+        until(lambda: shown(desk, calc.pid) == "9", 10, f"9 on the display (it shows {shown(desk, calc.pid)!r})")
+    assert [s.status for s in r.results] == ["ok"] * len(taught.steps)
+    assert all(s.via[-1] == "pointer" for s in r.results if s.action == "os_click"), [s.via for s in r.results]
+
+
+def test_places_the_x_server_does_not_bear_out_stop_the_run_before_any_key(
+        desk: DesktopSession, taught: Procedure, on_desk: tuple[Any, Any], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app at twice the scale, teachd unable to read it: every place
+    AT-SPI gives is half where the X server draws it, and AT-SPI agrees
+    with itself (the point it gives lies on its own widget). The X server's
+    size of the window is the second source."""
+    monkeypatch.setattr("recorder.a11y.app_scale", lambda _pid: 1.0)
+    # at the screen's corner, half of each place is still in the window: on another key
+    with calculator(desk, tmp_path / "calc", (0, 0), GDK_SCALE="2") as calc:
+        before = shown(desk, calc.pid)
+        with pytest.raises((Halt, DesktopHalt)) as stopped:
+            replay(on_desk, taught)
+        assert shown(desk, calc.pid) == before  # no key pressed
+    said = str(stopped.value)
+    assert said.startswith("step 2: not clicking toggle button '7'") and "the X server's" in said, said
+
+
+def test_a_key_whose_picture_shows_elsewhere_stops_the_run_before_any_key(
+        desk: DesktopSession, taught: Procedure, on_desk: tuple[Any, Any], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """AT-SPI off by one key to the right (every place, the window's too: its
+    size agrees with the X server's): the point it gives is its own widget,
+    and the X server's window there is the calculator's. The demonstrated
+    picture of the 7, found one key to the left, is the source that says no."""
+    from recorder.a11y import Desktop
+
+    real = Desktop._box
+
+    def shifted(self: Desktop, node: Any, pid: int | None = None) -> tuple[int, int, int, int] | None:
+        box = real(self, node, pid)
+        return None if box is None else (box[0] + 65, box[1], box[2], box[3])
+
+    monkeypatch.setattr(Desktop, "_box", shifted)
+
+    with calculator(desk, tmp_path / "calc") as calc:
+        before = shown(desk, calc.pid)
+        with pytest.raises((Halt, DesktopHalt)) as stopped:
+            replay(on_desk, taught)
+        assert shown(desk, calc.pid) == before  # no key pressed
+    said = str(stopped.value)
+    assert said.startswith("step 2: not clicking toggle button '7'") and "demonstrated picture" in said, said
