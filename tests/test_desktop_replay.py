@@ -134,6 +134,35 @@ def test_the_note_is_typed_and_saved_where_the_demonstration_saved_it(
     assert len(approver.asked) == 0  # no secret, no scope question: the gate had nothing to ask
 
 
+def test_a_note_of_two_lines_and_accents_is_saved_as_typed_and_a_one_line_field_takes_none(
+        on_desk: DesktopSession, taught: Procedure, page: tuple[Any, Any], tmp_path: Path) -> None:
+    """Another value for the note: two lines, with letters outside ASCII.
+    Each line is typed, with Return between them (the line break xdotool
+    sends is lost on GTK), read back, saved as typed. The file's name, a
+    one-line field, takes no line break: the run halts there before typing."""
+    [note] = [name for name, p in taught.parameters.items() if (p or {}).get("default") == NOTE]
+    [file_name] = [name for name, p in taught.parameters.items() if (p or {}).get("default") == "notes.txt"]
+    two_lines = "Rappeler la banque\nlundi à 9 h — café"
+    out = tmp_path / "out"
+    out.mkdir()
+    with on_desk.mousepad(tmp_path / "person", out):
+        context, p = page
+        r = Replayer(context, p, taught, Gate(Approve()), {note: two_lines}, lambda _n: "", step_timeout=10)
+        r.run()
+        until(lambda: saved(out) is not None, 20, "notes.txt on disk")
+    assert saved(out) == two_lines
+    out2 = tmp_path / "out2"
+    out2.mkdir()
+    with on_desk.mousepad(tmp_path / "person2", out2):
+        context, p = page
+        r = Replayer(context, p, taught, Gate(Approve()), {file_name: "notes\n.txt"}, lambda _n: "",
+                     step_timeout=10)
+        with pytest.raises(Halt) as stopped:
+            r.run()
+    assert "holds one line" in str(stopped.value) and "nothing was typed" in str(stopped.value)
+    assert list(out2.iterdir()) == []
+
+
 def test_two_windows_that_both_fit_halt_before_anything_is_typed(
         on_desk: DesktopSession, taught: Procedure, page: tuple[Any, Any], tmp_path: Path) -> None:
     out = tmp_path / "out"

@@ -299,15 +299,25 @@ class DesktopActor:
                           "action of its own")
 
     def type(self, widget: Any, value: str, secret: bool = False) -> None:
-        """Type ``value`` over what the widget holds, then check it holds it."""
+        """Type ``value`` over what the widget holds, then check it holds it.
+        A value of several lines goes line by line with Return between them,
+        and only into a widget that holds several (else nothing is typed)."""
+        value = value.replace("\r\n", "\n").replace("\r", "\n")
+        lines = value.split("\n")
+        if len(lines) > 1 and "multi-line" not in self.desktop.states(widget):
+            raise DesktopHalt(f"the {widget.role} holds one line, and the value has {len(lines)}: "
+                              "nothing was typed")
         self.focus(widget)
         if "focused" not in self.desktop.states(widget):
             raise DesktopHalt(f"the {widget.role} would not take the keyboard's focus")
         self.xdo("key", "--clearmodifiers", "ctrl+a")
-        if value:
-            self.xdo("type", "--clearmodifiers", "--delay", "8", "--file", "-", stdin=value)
-        else:
+        if not value:
             self.xdo("key", "BackSpace")
+        for i, line in enumerate(lines):
+            if i:  # a line break is the Return key: the one `xdotool type` sends is lost on GTK and Qt
+                self.xdo("key", "--clearmodifiers", "Return")
+            if line:
+                self.xdo("type", "--clearmodifiers", "--delay", "8", "--file", "-", stdin=line)
         if not (secret or widget.secret):  # a password widget does not show its text
             deadline = time.monotonic() + 5
             while (now := self.desktop.text(widget)) is not None and now != value:
