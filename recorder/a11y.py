@@ -163,6 +163,15 @@ class Desktop:
         boxes = [self._box(node, pid) for node, wtitle, _pid, _app in self.windows(pid) if wtitle == want]
         return boxes[0] if len(boxes) == 1 else None
 
+    def window_active(self, pid: int, title: str) -> bool:
+        """Whether the app calls its window of that title the active one (it has the keyboard)."""
+        want = clean(title)
+        nodes = [node for node, wtitle, _pid, _app in self.windows(pid) if wtitle == want]
+        try:
+            return len(nodes) == 1 and bool(nodes[0].get_state_set().contains(self._atspi.StateType.ACTIVE))
+        except Exception:
+            return False
+
     # -- widgets ------------------------------------------------------------
     def walk(self, window: Any, title: str, pid: int, app: str,
              keep: Callable[[Widget], bool] | None = None) -> Iterator[Widget]:

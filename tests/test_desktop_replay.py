@@ -163,17 +163,35 @@ def test_a_note_of_two_lines_and_accents_is_saved_as_typed_and_a_one_line_field_
     assert list(out2.iterdir()) == []
 
 
-def test_two_windows_that_both_fit_halt_before_anything_is_typed(
+def test_two_windows_that_both_fit_halt_before_anything_is_typed_unless_one_has_the_keyboard(
         on_desk: DesktopSession, taught: Procedure, page: tuple[Any, Any], tmp_path: Path) -> None:
+    """Two Mousepad windows: while another app has the keyboard, neither is
+    the person's — a halt, nothing typed. With one of them focused (the X
+    server gives it the keyboard, and Mousepad calls it active), that one
+    is theirs: the note is typed and saved there, the other left alone."""
     out = tmp_path / "out"
     out.mkdir()
     with on_desk.mousepad(tmp_path / "person", out) as mousepad:
         on_desk.start(["mousepad", "--opening-mode=window"], tmp_path / "person", out)  # its second window
         until(lambda: len(editors(on_desk, mousepad.pid)) == 2 or None, 30, "two Mousepad windows")
-        with pytest.raises(Halt, match=r"step 2: the text field in the \*Mousepad\* window is ambiguous"):
-            replay(page, taught)
+        other = on_desk.start(["zenity", "--info", "--text", "Another app has the keyboard"], tmp_path / "other")
+        try:
+            until(lambda: on_desk.find(other.pid, "push button"), 30, "the other app's window")
+            on_desk.place("Information", other.pid, 700, 500)
+            with pytest.raises(Halt, match=r"step 2: the text field in the \*Mousepad\* window is ambiguous"):
+                replay(page, taught)
+        finally:
+            other.kill()
         texts = [on_desk.desktop.text(w) for w in editors(on_desk, mousepad.pid)]
-    assert texts == ["", ""] and saved(out) is None  # 0 wrong actions: nothing typed, nothing saved
+        assert texts == ["", ""] and saved(out) is None  # 0 wrong actions: nothing typed, nothing saved
+        second = editors(on_desk, mousepad.pid)[-1]
+        on_desk.place(second.window, mousepad.pid, 300, 200)  # the person brings it forward
+        until(lambda: on_desk.desktop.window_active(mousepad.pid, second.window) or None, 10, "it active")
+        r = replay(page, taught)
+        until(lambda: saved(out) is not None, 20, "notes.txt on disk")
+        by_window = {w.window: on_desk.desktop.text(w) for w in editors(on_desk, mousepad.pid)}
+    assert saved(out) == NOTE and [s.status for s in r.results] == ["ok"] * len(taught.steps)
+    assert sorted(by_window.values()) == ["", NOTE], by_window  # the other window untouched
 
 
 def editors(desk: DesktopSession, pid: int) -> list[Any]:

@@ -47,6 +47,7 @@ class DesktopHalt(Exception):
 class Found:
     widget: Any  # recorder.a11y.Widget
     why: str = ""
+    several: tuple[Any, ...] = ()  # when ambiguous: the widgets that agree
 
 
 def same(a: Any, b: Any) -> bool:
@@ -87,7 +88,7 @@ def match(widgets: Iterable[Any], anchor: Mapping[str, Any]) -> Found:
                  f" (no {window.get('app') or 'such'} window titled like {window.get('title_pattern')!r})")
         return Found(None, f"{what} is not on the desktop{where}")
     return Found(None, f"{what} is ambiguous: {len(found)} widgets agree with it; "
-                       "stopping rather than guessing")
+                       "stopping rather than guessing", tuple(found))
 
 
 def outside_apps(klass: str, apps: Iterable[str]) -> str | None:
@@ -125,12 +126,31 @@ class DesktopActor:
         deadline = time.monotonic() + timeout
         while True:
             found = match(self.widgets(anchor), anchor)
+            if found.widget is None and (mine := self._in_focused_window(found.several)) is not None:
+                return mine
             if found.widget is not None or time.monotonic() >= deadline:
                 break
             time.sleep(0.1)
         if found.widget is None:
             raise DesktopHalt(found.why)
         return found.widget
+
+    def _in_focused_window(self, several: Iterable[Any]) -> Any | None:
+        """Of widgets that agree in several windows (two documents of one
+        app), the one in the window a person would call theirs: the X server
+        gives it the keyboard, and AT-SPI calls it the active one — two
+        sources; None unless exactly one widget is there."""
+        several = list(several)
+        if not several:
+            return None
+        wid = self.xdo("getwindowfocus").strip()
+        if not wid or wid == "0":
+            return None
+        title, pid = self.xdo("getwindowname", wid).strip(), self.xdo("getwindowpid", wid).strip()
+        mine = [w for w in several if str(w.pid) == pid and w.window == title]
+        if len(mine) != 1 or not self.desktop.window_active(mine[0].pid, mine[0].window):
+            return None
+        return mine[0]
 
     # -- acting ---------------------------------------------------------------
     def xdo(self, *args: str, stdin: str | None = None) -> str:
@@ -174,14 +194,15 @@ class DesktopActor:
         return self._windows.at_pointer()
 
     def _shows(self, widget: Any, x: int, y: int) -> bool:
-        """Whether the point shows this very widget (nothing else is there)."""
-        under = self.desktop.at(x, y, pid=widget.pid)
-        return under is not None and same(under, widget) and self._top_window_is(widget, x, y)
-
-    def _top_window_is(self, widget: Any, x: int, y: int) -> bool:
-        """The X server's own answer: the top window under the pointer is the widget's."""
-        under = self._on_top()
-        return under.pid == widget.pid and under.title == widget.window
+        """Whether the point shows this very widget: the X server's top window
+        under the pointer is the widget's (its own answer, not AT-SPI's), and
+        in that window — not another of the app's, under it — the widget there
+        is this one."""
+        top = self._on_top()
+        if top.pid != widget.pid or top.title != widget.window:
+            return False
+        under = self.desktop.at(x, y, pid=widget.pid, title=top.title)
+        return under is not None and same(under, widget)
 
     def _screen(self) -> tuple[int, int]:
         size = self.xdo("getdisplaygeometry").split()
