@@ -198,9 +198,7 @@ class Desktop:
         that holds it (``pid``/``title``: the window the X server says is under
         the pointer, when windows overlap)."""
         best: tuple[int, int, Widget] | None = None
-        for window, wtitle, wpid, app in self.windows(pid):
-            if title is not None and wtitle != clean(title):
-                continue
+        for window, wtitle, wpid, app in self._titled(pid, title):
             # a widget lies inside its container: one whose box misses the point is not entered
             inside = self.walk(window, wtitle, wpid, app, keep=lambda w: w.box is None or _holds(w.box, x, y))
             for widget in inside:
@@ -213,20 +211,33 @@ class Desktop:
                     best = (d, -area, widget)
         return best[2] if best is not None else None
 
-    def focused(self, pid: int | None = None) -> Widget | None:
+    def _titled(self, pid: int | None, title: str | None) -> list[tuple[Any, str, int, str]]:
+        """The app's windows to look in for what the X server says happened in
+        its window ``title`` (a dialog, not the main window behind it): that
+        one; every one where none is titled so and the app has one window (the
+        X server's name of it and AT-SPI's differ); none otherwise."""
+        windows = self.windows(pid)
+        if title is None:
+            return windows
+        want = clean(title)
+        titled = [w for w in windows if w[1] == want]
+        return titled or (windows if len(windows) == 1 else [])
+
+    def focused(self, pid: int | None = None, title: str | None = None) -> Widget | None:
         """The widget that has the keyboard's focus (asked of each window's
-        Collection in one call: a file chooser holds thousands of widgets)."""
+        Collection in one call: a file chooser holds thousands of widgets);
+        ``title``: in the app's window of that title, the X server's focused one."""
         a = self._atspi
         focused = a.StateSet.new([a.StateType.FOCUSED])
         none = a.CollectionMatchType.NONE
         rule = a.MatchRule.new(focused, a.CollectionMatchType.ALL, {}, none, [], none, [], none, False)
-        for window, title, wpid, app in self.windows(pid):
+        for window, wtitle, wpid, app in self._titled(pid, title):
             try:
                 found = window.get_matches(rule, a.CollectionSortOrder.CANONICAL, 1, True)
             except Exception:  # no Collection: every widget is looked at
-                found = [w.node for w in self.walk(window, title, wpid, app) if "focused" in w.states]
+                found = [w.node for w in self.walk(window, wtitle, wpid, app) if "focused" in w.states]
             for node in found:
-                widget = self._widget(node, self._path(node), title, wpid, app)
+                widget = self._widget(node, self._path(node), wtitle, wpid, app)
                 if widget is not None and widget.role not in WINDOW_ROLES:
                     return widget
         return None

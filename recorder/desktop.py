@@ -211,7 +211,7 @@ class DesktopCapture:
         self.flush(typing)
         if slot is None or win is None:
             return
-        widget = self._widget(lambda d: d.at(x, y, pid=win.pid))
+        widget = self._widget(lambda d: d.at(x, y, pid=win.pid, title=win.title))  # the window it was in
         frame = None
         box = crop_box({"x": x - 40, "y": y - 20, "w": 80, "h": 40}, {})
         img = grab_screen(box)
@@ -333,13 +333,13 @@ class DesktopCapture:
         win = self._outside_browser(self._windows.focused)
         if win is None:
             return
-        widget = self._widget(lambda d: d.focused(win.pid))
+        widget = self._widget(lambda d: d.focused(win.pid, win.title))
         if widget is not None and "editable" in widget.states:
             self._typing, self._typing_class = widget, win.klass
 
     def _mark_secret(self) -> None:
         win = self._outside_browser(self._windows.focused)
-        widget = self._widget(lambda d: d.focused(win.pid)) if win is not None else None
+        widget = self._widget(lambda d: d.focused(win.pid, win.title)) if win is not None else None
         if widget is not None:
             self._secret.add(self._identity(widget))
 

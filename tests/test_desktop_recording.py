@@ -41,6 +41,10 @@ def test_a_desktop_editor_taught_by_widget_and_final_text_replays_through_teachd
     assert (saved["key"], saved["modifiers"]) == ("s", ["ctrl"])
     named = [e for e in evs if e["type"] == "os_input" and e["target"]["window"] == "Save As"]
     assert named and named[-1]["value"] == "notes.txt"
+    # the click into the dialog's name field is the dialog's, not the editor's behind it
+    in_dialog = [e for e in evs if e["type"] == "os_click"][1]
+    assert in_dialog["window"] == "Save As" and in_dialog["target"]["window"] == "Save As", in_dialog
+    assert in_dialog["target"]["role"] == "text" and in_dialog["target"]["path"][0][1] == "Save As"
     assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "Call the bank on Monday"
     # The skill `teachd teach` saved, replayed by `teachd run` on a fresh Mousepad
     # started in another folder, with another note: judged by the file it saves.
@@ -123,7 +127,7 @@ class OneEditor:
     def __init__(self, editor: Any, text: str) -> None:
         self.editor, self.value = editor, text
 
-    def focused(self, pid: int | None = None) -> Any:
+    def focused(self, pid: int | None = None, title: str | None = None) -> Any:
         return self.editor
 
     def text(self, widget: Any) -> str:
