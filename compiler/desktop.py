@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,6 +32,7 @@ NOUNS = {
     "label": "label", "tree item": "item", "check menu item": "menu item", "radio menu item": "menu item",
 }
 TITLE_SEPARATORS = (" - ", " — ", " – ")
+MODIFIED_MARKS = "*•● "  # what an editor puts before a document's name while it has unsaved changes
 PICTURE_MAX = (160, 80)  # a crop kept in a skill is at most this big (about 2 kB as PNG)
 
 
@@ -47,11 +49,23 @@ def below_window(path: Any) -> list[list[str]]:
 def title_pattern(title: str) -> str:
     """The window's title as a glob that still holds after the document
     changes: "*Untitled 1 - Mousepad" → "* - Mousepad" (what follows the
-    last separator names the app); a title without one is kept whole."""
+    last separator names the app). A title with no app part keeps its name
+    but not what varies around it: a modified mark before it ("*Untitled"
+    → "*Untitled", which "Untitled" fits too), or the folder of a path
+    ("/home/alice/notes.txt" → "*/notes.txt": whose home it is, and where,
+    is not the window). What is kept is matched literally."""
     for sep in TITLE_SEPARATORS:
         if sep in title:
-            return "*" + sep + title.rsplit(sep, 1)[1]
-    return title
+            return "*" + sep + _literal(title.rsplit(sep, 1)[1])
+    bare = title.lstrip(MODIFIED_MARKS)
+    if "/" in bare.rstrip("/"):
+        return "*/" + _literal(bare.rstrip("/").rsplit("/", 1)[1])
+    return "*" + _literal(bare) if bare else title
+
+
+def _literal(text: str) -> str:
+    """``text`` as a glob that matches only itself (fnmatch's brackets)."""
+    return re.sub(r"([\[\]*?])", r"[\1]", text)
 
 
 def app_name(target: Mapping[str, Any] | None, window_class: str | None) -> str:

@@ -169,7 +169,7 @@ def test_a_desktop_steps_effect_is_the_window_title_it_left_with_this_runs_file_
     param = next(s["param"] for s in steps if s["action"] == "os_type" and s["window"] == "Save As")
     assert by_action == [
         ("os_click", None), ("os_type", None),
-        ("os_key", {"window": {"class": cls, "title_pattern": "Save As"}}),
+        ("os_key", {"window": {"class": cls, "title_pattern": "*Save As"}}),
         ("os_click", None), ("os_type", None),
         ("os_key", {"window": {"class": cls, "title_pattern": "* - Mousepad", "shows": [f"{{{{{param}}}}}"]}}),
     ], by_action
@@ -359,3 +359,23 @@ def test_a_component_librarys_generated_ids_are_never_names_and_an_unlabelled_fi
     # a button is not named after its section: it stays unnamed rather than borrow a name
     assert describe({"tag": "button", "attrs": {}, "container": {"role": "toolbar", "name": "Items"}}) \
         == "the unnamed button"
+
+
+def test_a_window_title_with_no_app_part_keeps_its_name_not_what_varies_around_it() -> None:
+    """"Untitled" is still the window once the editor marks it modified
+    ("*Untitled"); a path's folder says whose home it is, not which window;
+    whatever is kept is matched as it is written ("[1]" is no glob)."""
+    import fnmatch
+
+    from compiler.desktop import title_pattern
+
+    def fits(title: str, taught: str) -> bool:
+        return fnmatch.fnmatchcase(title, title_pattern(taught))
+
+    assert fits("*Untitled", "Untitled") and fits("Untitled", "*Untitled") and fits("• Untitled", "Untitled")
+    assert not fits("Untitled 2", "Untitled")
+    assert fits("/home/bob/work/notes.txt", "/home/alice/notes.txt")
+    assert not fits("/home/bob/other.txt", "/home/alice/notes.txt")
+    assert "alice" not in title_pattern("/home/alice/notes.txt")
+    assert fits("notes[1].txt - Mousepad", "draft - Mousepad") and fits("report[1]", "report[1]")
+    assert not fits("report1", "report[1]")
