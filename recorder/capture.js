@@ -639,8 +639,9 @@
     return text ? text.slice(0, 120) : null;
   };
 
-  window.__teachdDescribe = describe;
-  window.__teachdRetarget = retarget; // a step shown on a run's picture: the control at the point
+  // Read-only: a replay asks them what a person pointed at, and the page's own script must not answer.
+  Object.defineProperty(window, "__teachdDescribe", { value: describe, writable: false, configurable: false });
+  Object.defineProperty(window, "__teachdRetarget", { value: retarget, writable: false, configurable: false });
   if (!recording) {
     // A replay waits for the page to change, not for a clock: count mutations.
     window.__teachdMutations = 0;

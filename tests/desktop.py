@@ -314,3 +314,43 @@ def save_a_note(desk: DesktopSession, env: dict[str, str], url: str, pw: Any, fo
         for page in context.pages:
             page.close()
     return teach, browser
+
+
+# -- a GTK calculator nobody here wrote (Debian's galculator) -------------------------------------------
+CALC_KEYS = ("7", "+", "2", "=")  # the task: 7 + 2 =, judged by the display showing 9
+
+
+def calc_shows(desk: DesktopSession, pid: int) -> str:
+    """What the calculator's display shows."""
+    text = desk.find(pid, "text")
+    return (desk.desktop.text(text) or "").strip() if text is not None else ""
+
+
+@contextlib.contextmanager
+def calculator(desk: DesktopSession, home: Path, at: tuple[int, int] = (150, 120),
+               **env: str) -> Iterator[subprocess.Popen[bytes]]:
+    """galculator, placed ``at``, once its keys are on the accessibility bus."""
+    proc = desk.start(["galculator"], home, **env)
+    try:
+        until(lambda: desk.find(proc.pid, "toggle button", "7"), 30, "galculator's keys on the accessibility bus")
+        desk.place("galculator", proc.pid, *at)
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def teach_a_sum(desk: DesktopSession, env: dict[str, str], url: str, pw: Any, folder: Path) -> Teach:
+    """A person teaches "7 + 2 =" through the recorder: the page at ``url``
+    first (every recording begins in the browser), then galculator's keys,
+    clicked at their centres. The recording is still open (``finish`` it)."""
+    teach, browser = recording_on(desk, env, url, pw)
+    with calculator(desk, folder) as calc:
+        for i, key in enumerate(CALC_KEYS, 1):
+            desk.click(desk.find(calc.pid, "toggle button", key))
+            teach.wait_for(lambda evs, i=i: sum(e["type"] == "os_click" for e in evs) >= i)
+        until(lambda: calc_shows(desk, calc.pid) == "9", 10, "9 on the person's calculator")
+    for context in browser.contexts:
+        for page in context.pages:
+            page.close()
+    return teach

@@ -14,10 +14,8 @@ success.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,34 +29,12 @@ from teachd.runner.desktop import DesktopHalt
 from teachd.runner.gate import Answer, Gate, Request
 from teachd.runner.replay import Halt, Replayer
 from teachd.store import open_store
-from tests.desktop import DesktopSession, recording_on, until
-
-KEYS = ("7", "+", "2", "=")
+from tests.desktop import DesktopSession, calc_shows, calculator, teach_a_sum, until
 
 
 class Allow:
     def ask(self, request: Request) -> Answer:
         return Answer(request.id, True)
-
-
-def shown(desk: DesktopSession, pid: int) -> str:
-    """What the calculator's display shows."""
-    text = desk.find(pid, "text")
-    return (desk.desktop.text(text) or "").strip() if text is not None else ""
-
-
-@contextlib.contextmanager
-def calculator(desk: DesktopSession, home: Path, at: tuple[int, int] = (150, 120),
-               **env: str) -> Iterator[subprocess.Popen[bytes]]:
-    """galculator, placed ``at``, once its keys are on the accessibility bus."""
-    proc = desk.start(["galculator"], home, **env)
-    try:
-        until(lambda: desk.find(proc.pid, "toggle button", "7"), 30, "galculator's keys on the accessibility bus")
-        desk.place("galculator", proc.pid, *at)
-        yield proc
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 @pytest.fixture(scope="module")
@@ -75,15 +51,7 @@ def taught(desk: DesktopSession, tmp_path_factory: pytest.TempPathFactory) -> It
     env.update(TEACHD_HOME=str(tmp / "home"), HOME=str(tmp / "user"), TEACHD_OWNER="alice", PYTHONUTF8="1")
     with SampleApp(password="unused-Pw-1") as app:
         with sync_playwright() as pw:
-            teach, browser = recording_on(desk, env, app.url + "/login", pw)
-            with calculator(desk, tmp / "person") as calc:
-                for i, key in enumerate(KEYS, 1):
-                    desk.click(desk.find(calc.pid, "toggle button", key))
-                    teach.wait_for(lambda evs, i=i: sum(e["type"] == "os_click" for e in evs) >= i)
-                until(lambda: shown(desk, calc.pid) == "9", 10, "9 on the person's calculator")
-            for context in browser.contexts:
-                for page in context.pages:
-                    page.close()
+            teach = teach_a_sum(desk, env, app.url + "/login", pw, tmp / "person")
             code, out, err = teach.finish()
         assert code == 0, err[-1500:]
         skill = open_store(Settings(home=tmp / "home", owner="alice")).get(json.loads(out)["slug"])
@@ -114,7 +82,7 @@ def test_the_taught_keys_are_clicked_at_the_usual_and_at_twice_the_scale(
     assert len(clicks) == 4
     with calculator(desk, tmp_path / "calc", GDK_SCALE=scale) as calc:
         r = replay(on_desk, taught)
-        until(lambda: shown(desk, calc.pid) == "9", 10, f"9 on the display (it shows {shown(desk, calc.pid)!r})")
+        until(lambda: calc_shows(desk, calc.pid) == "9", 10, f"9 on the display (it shows {calc_shows(desk, calc.pid)!r})")
     assert [s.status for s in r.results] == ["ok"] * len(taught.steps)
     assert all(s.via[-1] == "pointer" for s in r.results if s.action == "os_click"), [s.via for s in r.results]
 
@@ -129,10 +97,10 @@ def test_places_the_x_server_does_not_bear_out_stop_the_run_before_any_key(
     monkeypatch.setattr("recorder.a11y.app_scale", lambda _pid: 1.0)
     # at the screen's corner, half of each place is still in the window: on another key
     with calculator(desk, tmp_path / "calc", (0, 0), GDK_SCALE="2") as calc:
-        before = shown(desk, calc.pid)
+        before = calc_shows(desk, calc.pid)
         with pytest.raises((Halt, DesktopHalt)) as stopped:
             replay(on_desk, taught)
-        assert shown(desk, calc.pid) == before  # no key pressed
+        assert calc_shows(desk, calc.pid) == before  # no key pressed
     said = str(stopped.value)
     assert said.startswith("step 2: not clicking toggle button '7'") and "the X server's" in said, said
 
@@ -155,9 +123,9 @@ def test_a_key_whose_picture_shows_elsewhere_stops_the_run_before_any_key(
     monkeypatch.setattr(Desktop, "_box", shifted)
 
     with calculator(desk, tmp_path / "calc") as calc:
-        before = shown(desk, calc.pid)
+        before = calc_shows(desk, calc.pid)
         with pytest.raises((Halt, DesktopHalt)) as stopped:
             replay(on_desk, taught)
-        assert shown(desk, calc.pid) == before  # no key pressed
+        assert calc_shows(desk, calc.pid) == before  # no key pressed
     said = str(stopped.value)
     assert said.startswith("step 2: not clicking toggle button '7'") and "demonstrated picture" in said, said

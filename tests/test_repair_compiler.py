@@ -199,6 +199,17 @@ def test_a_step_shown_during_its_run_is_a_one_step_repair_of_it_and_nothing_else
                     "2026-11-30T10:00:00+00:00")
     assert repaired(again, skill).references == r.references
     typing = type(step)(step.n, "type", step.anchor, param="note")
-    assert unfit(typing, shown) == "not a field to type into"
-    assert unfit(typing, target("Note", tag="textarea", role="textbox")) == ""
-    assert unfit(type(step)(step.n, "check", step.anchor), shown) == "not a checkbox"
+    field = {"tag": "input", "role": "textbox", "type": "text"}
+    assert unfit(typing, shown, field) == "not a field to type into"
+    assert unfit(typing, target("Note", tag="textarea", role="textbox"), field) == ""
+    assert unfit(type(step)(step.n, "check", step.anchor), shown, field) == "not a checkbox"
+    button = {"tag": "button", "role": "button", "name": "Bravo"}
+    assert unfit(step, target("Bravo", tag="h2", role="heading"), button) == "not a button like the one taught"
+    receipt = {"tag": "input", "role": "checkbox", "attrs": {"type": "checkbox"}}
+    assert unfit(step, receipt, button) == "not a button like the one taught"
+    assert unfit(step, shown, button) == ""
+    # a password's secret goes only into a password field, never an email one
+    secret = type(step)(step.n, "type", step.anchor, secret="password")
+    email = {"tag": "input", "role": "textbox", "attrs": {"type": "email"}}
+    assert unfit(secret, email, {"tag": "input", "type": "password"}).startswith("not a field of the kind")
+    assert unfit(secret, {**email, "attrs": {"type": "password"}}, {"tag": "input", "type": "password"}) == ""

@@ -523,7 +523,7 @@ def test_a_question_that_asks_where_takes_only_a_point_or_a_deny_and_no_other_ta
     page.answer(shown["id"], "here", (0.25, 0.5))
     t.join(5)
     assert points == [(0.25, 0.5)]
-    assert gate.log[-1]["decision"] == "shown by the person and allowed once"
+    assert gate.log[-1]["decision"] == "shown by the person"
     other = {"step": 2, "tool": "computer_act", "action": "click Save", "page": None, "skills": [], "reason": "r"}
     t = threading.Thread(target=lambda: asking.wait("run-3", other))
     t.start()

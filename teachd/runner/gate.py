@@ -357,8 +357,8 @@ class Gate:
         """Where the person shows the target of a step that cannot be found
         (``reason``: why), on the picture of its page the run page shows —
         asked only of an approver that can show it (``points``). The point
-        is also the allow for that one act (logged so); None: not shown, the
-        step halts as it would have."""
+        is also the allow for that one act, when what is there can take it;
+        None: not shown, the step halts as it would have."""
         if not getattr(self.approver, "points", False):
             return None
         request = Request(next(self._ids), replace(action, planned=False), self.requiring(action.tool),
@@ -366,7 +366,7 @@ class Gate:
         answer = self.approver.ask(request)
         shown = answer.point if answer.request_id == request.id and answer.allow else None
         self.log.append({"action": _logged(request.action), "skills": list(request.skills), "reason": reason,
-                         "decision": "shown by the person and allowed once" if shown else "not shown"})
+                         "decision": "shown by the person" if shown else "not shown"})
         if shown is not None and action.step is not None:
             self._covered = max(self._covered, action.step)
         return shown

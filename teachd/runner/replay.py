@@ -46,7 +46,7 @@ from teachd.runner.perform import NAV_TIMEOUT, Actor, keys
 from teachd.runner.perform import type_like_a_person as type_like_a_person  # teachd.mcp.acts types with it
 from teachd.runner.plan_view import plan_of, plan_step, value_of, with_values
 from teachd.runner.secrecy import Scrubber
-from teachd.runner.shown import SHOWABLE, ShownSteps, unfit
+from teachd.runner.shown import SHOWABLE, ShownSteps, changed_at, unfit
 from teachd.runner.traffic import Traffic
 
 if TYPE_CHECKING:
@@ -121,6 +121,7 @@ class Replayer:
         self.progress = progress or (lambda _msg: None)
         self.step_timeout = step_timeout
         self._step: int | None = None  # the step under way (named in a navigation's question)
+        self._shown_step: tuple[int, Any] | None = None  # a step a person showed, and the skill with it
         self._next: PlanStep | None = None  # the step after it (may leaving a field close what it needs?)
         self.traffic = Traffic()
         self.actor = Actor(context, proc, self.params, self._value, self.traffic, step_timeout, self._opened)
@@ -342,6 +343,7 @@ class Replayer:
         before = self.page.url
         self._step = step.n
         guard = guard_for(self.context)
+        self._shown_step = None
         try:
             via = self._perform(step)
             # The first page is checked too (an app whose entry point moved halts
@@ -353,6 +355,8 @@ class Replayer:
             self._raise_stops(step.n, guard.take())  # a stopped navigation is why, whatever the symptom
             raise
         self._raise_stops(step.n, guard.take())
+        if self._shown_step is not None and self.shown is not None:  # a shown step that held: kept
+            self.shown.took(*self._shown_step)
         return via
 
     @staticmethod
@@ -399,11 +403,15 @@ class Replayer:
         """A step whose target is not found: where a person follows the run
         and the page is in scope, they are asked to show it on the page's
         picture (``Gate.point``), and this very run goes on from this step
-        with what they showed (teachd.runner.shown). Not shown, the halt."""
+        with what they showed (teachd.runner.shown) — kept in the skill only
+        once the whole step held (``_do``). Not shown, the halt; shown where
+        nothing can take the step, or where the page has changed since its
+        picture, asked again (``SHOW_TRIES`` in all), then the halt with why."""
         n, where = step.n, self.page.url
         if self.shown is None or self.observer is None or step.action not in SHOWABLE \
                 or not in_scope(where, self.proc.scope):
             raise halt
+        taught = self.proc.anchors[str(step.anchor)].expect
         what = plain(f"{step.action} {step.describe or ''}".strip())
         reason = f"{self.scrubber.scrub(str(halt))}: click where it is now on the picture of the page"
         note = ""
@@ -417,13 +425,18 @@ class Replayer:
             self._asked, self._waited = True, self._waited + _ms(began)
             if point is None:
                 raise halt
+            now = thumbnail(self.page, self._secret_fields, width=None)
+            if self.page.url != where or now is None or changed_at(picture, now, point):
+                note = "the page has changed there since its picture: show it again on this one"
+                continue
             found = self.shown.element_at(self.page, point)
             if found is None:
                 note = "nothing on the page there can take the step: show it again"
                 continue
             element, target = found
-            if why := unfit(step, target):
-                shown = plain(target.get("name") or target.get("text") or "")[:60]
+            target = self.scrubber.scrub_all(target)
+            if why := unfit(step, target, taught):
+                shown = plain(str(target.get("name") or target.get("text") or ""))[:60]
                 note = f"what you showed ({target.get('tag')} {shown!r}) is {why}: show it again"
                 continue
             anchor, repaired = self.shown.merge(step, target, self.page.url)
@@ -433,9 +446,9 @@ class Replayer:
                            "page; nothing was done at this step")
             self._before(step, hit.target)
             self.actor.act(self.page, step, anchor, hit, self._next)
-            self.shown.took(n, repaired)
+            self._shown_step = (n, repaired)  # kept once the step held (``_do``)
             return [*hit.choice.via, "shown"]
-        raise halt
+        raise Halt(f"{self.scrubber.scrub(str(halt))}; {note.rsplit(':', 1)[0]}") from None
 
     def _opened(self, page: Page) -> None:
         """A click opened a tab: the replay goes on there (and hears its writes)."""

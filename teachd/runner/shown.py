@@ -66,20 +66,65 @@ def repaired_content(content: SkillContent, repaired: RepairedSkill) -> SkillCon
                    metadata={**content.metadata, "metadata": facts})
 
 
-def unfit(step: PlanStep, target: Mapping[str, Any]) -> str:
-    """Why the element a person showed cannot take the step's action ('' when it can)."""
+# What a person may show for a step that clicked a control: a control too, never a heading or a box.
+_CONTROL_ROLES = frozenset({"button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "tab",
+                            "switch", "checkbox", "radio", "option", "combobox", "treeitem", "textbox",
+                            "searchbox"})
+_CONTROL_TAGS = frozenset({"a", "button", "input", "select", "textarea", "summary", "option", "label"})
+# ... and for one that pressed a button, a link, a tab: one of those (not a checkbox, not a field)
+_PRESSABLE = frozenset({"button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "option",
+                        "treeitem"})
+CHANGED_AT = 12.0  # mean grey difference (0–255) around the point: above it, the page changed
+_AROUND = (60, 30)  # half the width and height, in picture pixels, of what is compared around the point
+
+
+def unfit(step: PlanStep, target: Mapping[str, Any], taught: Mapping[str, Any]) -> str:
+    """Why the element a person showed cannot take the step's action, as the
+    step was taught (``taught``: its anchor's evidence) — '' when it can.
+    A click on a control wants a control; a secret goes only into a field of
+    the kind it was taught in (a password field's secret never into an email
+    field)."""
     tag = str(target.get("tag") or "")
     kind = str((target.get("attrs") or {}).get("type") or "").lower()
     role = str(target.get("role") or "")
     if step.action == "type" and not (tag == "textarea" or target.get("editable")
                                       or (tag == "input" and kind in _FILLABLE_TYPES)):
         return "not a field to type into"
+    if step.action == "type" and step.secret and kind != str(taught.get("type") or "").lower():
+        return f"not a field of the kind the secret was taught in ({taught.get('type') or 'text'})"
     if step.action == "select" and tag != "select":
         return "not a menu to choose in"
     ticks = kind in ("checkbox", "radio") or role in ("checkbox", "radio", "switch")
     if step.action == "check" and not ticks:
         return "not a checkbox"
+    was = str(taught.get("role") or "")
+    if step.action in ("click", "dblclick") and was in _PRESSABLE and not (
+            role in _PRESSABLE or tag in ("a", "button", "summary")
+            or (tag == "input" and kind in ("submit", "button", "image", "reset"))):
+        return f"not a {was} like the one taught"
+    control = role in _CONTROL_ROLES or tag in _CONTROL_TAGS
+    if step.action in ("click", "dblclick") and was in _CONTROL_ROLES and not control:
+        return f"not a control like the {was} taught"
     return ""
+
+
+def changed_at(before: bytes, after: bytes, point: tuple[float, float]) -> bool:
+    """Whether the page looks different around ``point`` (fractions) in
+    ``after`` than in ``before``, its picture the person pointed on: a
+    banner pushed it down, a list reordered while they looked."""
+    import io
+
+    from PIL import Image, ImageChops, ImageStat
+
+    a, b = (Image.open(io.BytesIO(x)).convert("L") for x in (before, after))
+    if a.size != b.size:
+        return True
+    x, y = round(point[0] * a.width), round(point[1] * a.height)
+    box = (max(0, x - _AROUND[0]), max(0, y - _AROUND[1]), min(a.width, x + _AROUND[0]),
+           min(a.height, y + _AROUND[1]))
+    if box[2] <= box[0] or box[3] <= box[1]:
+        return True
+    return float(ImageStat.Stat(ImageChops.difference(a.crop(box), b.crop(box))).mean[0]) > CHANGED_AT
 
 
 def segment_events(step: PlanStep, target: Mapping[str, Any], url: str) -> list[dict[str, Any]]:
@@ -113,7 +158,8 @@ def segment(name: str, run_id: str, slug: str, version: int, step: PlanStep, tar
 class ShownSteps:
     """The steps a person showed during one run of ``slug`` (version
     ``version``, whose content is ``began``): merged one after another into
-    ``content``, kept by :meth:`keep` as one new version when the run ends."""
+    ``content`` for the rest of the run, and kept by :meth:`keep` as one new
+    version when the run ends — merged again onto the skill as it is then."""
 
     run_id: str
     slug: str
@@ -121,6 +167,7 @@ class ShownSteps:
     began: SkillContent
     content: SkillContent = field(init=False)
     steps: list[int] = field(default_factory=list)
+    segments: list[Recording] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.content = self.began
@@ -133,33 +180,29 @@ class ShownSteps:
             return None
         return handle, dict(handle.evaluate("el => window.__teachdDescribe(el)"))
 
-    def merge(self, step: PlanStep, target: Mapping[str, Any], url: str) -> tuple[Anchor, SkillContent]:
+    def merge(self, step: PlanStep, target: Mapping[str, Any],
+              url: str) -> tuple[Anchor, tuple[Recording, SkillContent]]:
         """Step ``step.n`` with what was shown beside its old evidence: the
-        evidence shown, which this step is found by now, and the skill's
-        content with it (kept by :meth:`took` once the step is done)."""
+        evidence shown, which this step is found by now, and what
+        :meth:`took` keeps once the step held (its recording, the content)."""
         started = datetime.now(UTC).isoformat(timespec="seconds")
         rec = segment(self.content.name, self.run_id, self.slug, self.version, step, target, url, started)
-        try:
-            repaired = repair_skill(self.content.name, self.content.instructions, self.content.files,
-                                    bool(self.content.approval.gated), rec)
-        except RepairError as exc:
-            raise Halt(f"step {step.n}: what you showed could not stand for it ({exc})") from None
-        if repaired.new_origins:
-            raise Halt(f"step {step.n}: what you showed is on {', '.join(repaired.new_origins)}, outside "
-                       "the skill's allowed scope")
-        content = repaired_content(self.content, repaired)
+        content = _merged(self.content, rec, step.n)
         merged = Procedure.from_files(content.files)
         return replace(merged.anchors[str(merged.steps[step.n - 1].anchor)].versions()[-1],
-                       alternates=[]), content
+                       alternates=[]), (rec, content)
 
-    def took(self, n: int, content: SkillContent) -> None:
-        """Step ``n`` was done on what was shown: the skill keeps it."""
-        self.content = content
+    def took(self, n: int, shown: tuple[Recording, SkillContent]) -> None:
+        """Step ``n`` held, done on what was shown: the skill keeps it."""
+        rec, self.content = shown
+        self.segments.append(rec)
         self.steps.append(n)
 
     def keep(self, store: SkillStore) -> str:
-        """The merged skill as its next version, when the skill's plan is still
-        the one this run began on; what became of it, in words for the run's message."""
+        """What was shown, merged onto the skill as it is now (its other
+        edits meanwhile kept: a new approval, words, History), as its next
+        version — when its plan is still the one this run began on. What
+        became of it, in words for the run's message."""
         if not self.steps:
             return ""
         shown = ", ".join(map(str, self.steps))
@@ -168,7 +211,9 @@ class ShownSteps:
         def edit(current: SkillContent) -> SkillContent:
             if current.files.get(STEPS_FILE, "") != began:
                 raise Halt(f"{self.slug} changed while the run went on")
-            return self.content
+            for rec, n in zip(self.segments, self.steps, strict=True):
+                current = _merged(current, rec, n)
+            return current
 
         what = f"step {shown}" if len(self.steps) == 1 else f"steps {shown}"
         try:
@@ -176,3 +221,16 @@ class ShownSteps:
         except TeachdError as exc:
             return f"{what}, as you showed it, went on in this run, but the skill was not changed: {exc}"
         return f"{what}, as you showed it, kept in the skill as v{skill.current_version}"
+
+
+def _merged(content: SkillContent, rec: Recording, n: int) -> SkillContent:
+    """``content`` with the one-step repair ``rec`` merged in (compiler.repair)."""
+    try:
+        repaired = repair_skill(content.name, content.instructions, content.files,
+                                bool(content.approval.gated), rec)
+    except RepairError as exc:
+        raise Halt(f"step {n}: what you showed could not stand for it ({exc})") from None
+    if repaired.new_origins:
+        raise Halt(f"step {n}: what you showed is on {', '.join(repaired.new_origins)}, outside the skill's "
+                   "allowed scope")
+    return repaired_content(content, repaired)

@@ -228,13 +228,14 @@ document.addEventListener('click', (ev) => {
 document.addEventListener('click', (ev) => {
   const img = ev.target.closest('img[data-where]');
   if (!img || img.dataset.busy) return;
-  const r = img.getBoundingClientRect();
-  const x = (ev.clientX - r.left) / r.width, y = (ev.clientY - r.top) / r.height;
+  const r = img.getBoundingClientRect();  // the picture itself: inside its border
+  const x = (ev.clientX - r.left - img.clientLeft) / img.clientWidth;
+  const y = (ev.clientY - r.top - img.clientTop) / img.clientHeight;
   if (!(x >= 0 && x <= 1 && y >= 0 && y <= 1)) return;
   img.dataset.busy = '1';
   const id = img.dataset.where;
   act(() => api('POST', `/api/approvals/${seg(id)}`, {answer: 'here', x, y}), () => {
-    flash('Shown: the run does this step there and goes on.');
+    flash('Sent: the run looks at what you showed, and asks again if it cannot take the step.');
     document.dispatchEvent(new CustomEvent('teachd:answered', {detail: {id, word: 'here'}}));
     refreshWaiting();
   }, img).finally(() => { delete img.dataset.busy; });
