@@ -354,3 +354,33 @@ def teach_a_sum(desk: DesktopSession, env: dict[str, str], url: str, pw: Any, fo
         for page in context.pages:
             page.close()
     return teach
+
+
+@contextlib.contextmanager
+def taught_on_desk(folder: Path, teach: Callable[[dict[str, str], str, Any], Teach]) -> Iterator[
+        tuple[dict[str, str], str, Any]]:
+    """A desktop task taught through the recorder by ``teach`` (given
+    teachd's environment, the sample app's sign-in page every recording
+    begins on, Playwright): (the environment, the skill's slug, its plan),
+    the sign-in page still up for the replays' first step."""
+    import json
+
+    from playwright.sync_api import sync_playwright
+
+    from compiler.plan import Procedure
+    from teachd.config import Settings
+    from teachd.demo.sampleapp import SampleApp
+    from teachd.store import open_store
+
+    (folder / "home").mkdir(mode=0o700)
+    (folder / "user").mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TEACHD_")}
+    env.update(TEACHD_HOME=str(folder / "home"), HOME=str(folder / "user"), TEACHD_OWNER="alice",
+               PYTHONUTF8="1")
+    with SampleApp(password="unused-Pw-1") as app:
+        with sync_playwright() as pw:
+            code, out, err = teach(env, app.url + "/login", pw).finish()
+        assert code == 0, err[-1500:]
+        slug = json.loads(out)["slug"]
+        skill = open_store(Settings(home=folder / "home", owner="alice")).get(slug)
+        yield env, slug, Procedure.from_files(skill.current.files)

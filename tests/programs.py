@@ -30,6 +30,7 @@ PACKAGES: dict[str, tuple[str, ...]] = {
     "xprop": ("x11-utils",),
     "mousepad": ("mousepad",),
     "zenity": ("zenity",),
+    "galculator": ("galculator",),
     "xcalc": ("x11-apps",),
     "npm": ("npm", "nodejs"),
 }

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,13 +16,10 @@ from typing import Any
 import pytest
 
 from compiler.plan import Procedure
-from teachd.config import Settings
 from teachd.core.errors import PolicyStop
-from teachd.demo.sampleapp import SampleApp
 from teachd.runner.gate import Answer, Gate, Request
 from teachd.runner.replay import Halt, Replayer
-from teachd.store import open_store
-from tests.desktop import DesktopSession, save_a_note, until
+from tests.desktop import DesktopSession, save_a_note, taught_on_desk, until
 
 NOTE = "Call the bank on Monday"
 
@@ -46,21 +41,9 @@ def taught_skill(desk: DesktopSession,
     ``save_a_note``): the sample app's sign-in page, then Mousepad — type
     the note, Ctrl+S, notes.txt, Enter. Its sign-in page stays up for the
     replays (their first step goes there)."""
-    from playwright.sync_api import sync_playwright
-
     tmp = tmp_path_factory.mktemp("taught")
-    (tmp / "home").mkdir(mode=0o700)
-    (tmp / "user").mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TEACHD_")}
-    env.update(TEACHD_HOME=str(tmp / "home"), HOME=str(tmp / "user"), TEACHD_OWNER="alice", PYTHONUTF8="1")
-    with SampleApp(password="unused-Pw-1") as app:
-        with sync_playwright() as pw:
-            teach, _browser = save_a_note(desk, env, app.url + "/login", pw, tmp, NOTE)
-            code, out, err = teach.finish()
-        assert code == 0, err[-1500:]
-        slug = json.loads(out)["slug"]
-        skill = open_store(Settings(home=tmp / "home", owner="alice")).get(slug)
-        yield env, slug, Procedure.from_files(skill.current.files)
+    with taught_on_desk(tmp, lambda env, url, pw: save_a_note(desk, env, url, pw, tmp, NOTE)[0]) as taught:
+        yield taught
 
 
 @pytest.fixture

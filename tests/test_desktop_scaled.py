@@ -14,8 +14,6 @@ success.
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,13 +21,10 @@ from typing import Any
 import pytest
 
 from compiler.plan import Procedure
-from teachd.config import Settings
-from teachd.demo.sampleapp import SampleApp
 from teachd.runner.desktop import DesktopHalt
 from teachd.runner.gate import Answer, Gate, Request
 from teachd.runner.replay import Halt, Replayer
-from teachd.store import open_store
-from tests.desktop import DesktopSession, calc_shows, calculator, teach_a_sum, until
+from tests.desktop import DesktopSession, calc_shows, calculator, taught_on_desk, teach_a_sum, until
 
 
 class Allow:
@@ -42,20 +37,9 @@ def taught(desk: DesktopSession, tmp_path_factory: pytest.TempPathFactory) -> It
     """"7 + 2 =" taught through the recorder: a page first (every recording
     begins in the browser; it stays up for the replays' first step), then
     the calculator's keys clicked by the person."""
-    from playwright.sync_api import sync_playwright
-
     tmp = tmp_path_factory.mktemp("calc")
-    (tmp / "home").mkdir(mode=0o700)
-    (tmp / "user").mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TEACHD_")}
-    env.update(TEACHD_HOME=str(tmp / "home"), HOME=str(tmp / "user"), TEACHD_OWNER="alice", PYTHONUTF8="1")
-    with SampleApp(password="unused-Pw-1") as app:
-        with sync_playwright() as pw:
-            teach = teach_a_sum(desk, env, app.url + "/login", pw, tmp / "person")
-            code, out, err = teach.finish()
-        assert code == 0, err[-1500:]
-        skill = open_store(Settings(home=tmp / "home", owner="alice")).get(json.loads(out)["slug"])
-        yield Procedure.from_files(skill.current.files)
+    with taught_on_desk(tmp, lambda env, url, pw: teach_a_sum(desk, env, url, pw, tmp / "person")) as taught:
+        yield taught[2]
 
 
 @pytest.fixture
@@ -96,12 +80,7 @@ def test_places_the_x_server_does_not_bear_out_stop_the_run_before_any_key(
     size of the window is the second source."""
     monkeypatch.setattr("recorder.a11y.app_scale", lambda _pid: 1.0)
     # at the screen's corner, half of each place is still in the window: on another key
-    with calculator(desk, tmp_path / "calc", (0, 0), GDK_SCALE="2") as calc:
-        before = calc_shows(desk, calc.pid)
-        with pytest.raises((Halt, DesktopHalt)) as stopped:
-            replay(on_desk, taught)
-        assert calc_shows(desk, calc.pid) == before  # no key pressed
-    said = str(stopped.value)
+    said = stopped_before_any_key(desk, on_desk, taught, tmp_path, (0, 0), GDK_SCALE="2")
     assert said.startswith("step 2: not clicking toggle button '7'") and "the X server's" in said, said
 
 
@@ -121,11 +100,17 @@ def test_a_key_whose_picture_shows_elsewhere_stops_the_run_before_any_key(
         return None if box is None else (box[0] + 65, box[1], box[2], box[3])
 
     monkeypatch.setattr(Desktop, "_box", shifted)
+    said = stopped_before_any_key(desk, on_desk, taught, tmp_path, (150, 120))
+    assert said.startswith("step 2: not clicking toggle button '7'") and "demonstrated picture" in said, said
 
-    with calculator(desk, tmp_path / "calc") as calc:
+
+def stopped_before_any_key(desk: DesktopSession, page: tuple[Any, Any], taught: Procedure, folder: Path,
+                           at: tuple[int, int], **env: str) -> str:
+    """The replay on a calculator placed ``at``: it must stop with the
+    display as it was (no key pressed); what it said."""
+    with calculator(desk, folder / "calc", at, **env) as calc:
         before = calc_shows(desk, calc.pid)
         with pytest.raises((Halt, DesktopHalt)) as stopped:
-            replay(on_desk, taught)
+            replay(page, taught)
         assert calc_shows(desk, calc.pid) == before  # no key pressed
-    said = str(stopped.value)
-    assert said.startswith("step 2: not clicking toggle button '7'") and "demonstrated picture" in said, said
+    return str(stopped.value)

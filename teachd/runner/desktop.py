@@ -35,6 +35,7 @@ SIZE_SLACK = 0.2  # a window's X size and its AT-SPI size agree within this shar
 VETO_SCORE = 0.45  # how alike the demonstrated picture must be, found elsewhere, to stop a click,
 VETO_MARGIN = 0.05  # and by how much clearer there than anywhere else (a keypad's keys look alike)
 SCALED_UP = (2.0, 3.0)  # a picture is also looked for at the scales a desktop is commonly set to
+TYPING_DELAYS = (8, 40)  # ms between keys: a second, slower go where the read-back differs
 QUIET = 0.4  # seconds an app shows no change before the next step (a person sees it has caught up)
 SETTLE_MAX = 5.0
 
@@ -170,8 +171,8 @@ class DesktopActor:
         """Its window raised and focused, as a person brings a window forward."""
         import re
 
-        ids = self.xdo("search", "--onlyvisible", "--pid", str(widget.pid), "--name",
-                       f"^{re.escape(widget.window)}$").split()
+        ids = self.xdo("search", "--all", "--onlyvisible", "--pid", str(widget.pid), "--name",
+                       f"^{re.escape(widget.window)}$").split()  # --all: its pid and its title
         if ids:
             self._bring_forward(ids[-1])
 
@@ -248,10 +249,9 @@ class DesktopActor:
         from teachd.runner.picture import SCALES, PictureMatch, find
 
         png = str((anchor.get("picture") or {}).get("png") or "")
-        windows = [(geo, title) for _wid, geo, title in self._windows_of(anchor) if title == widget.window]
-        if len(windows) != 1:
-            return ""
-        geo = windows[0][0]
+        geo = self._x_window(widget)
+        if geo is None:
+            return f"the X server shows no one window of it titled {widget.window!r}"
         if why := self._sizes_disagree(widget, geo):
             return why
         if not png:
@@ -277,6 +277,27 @@ class DesktopActor:
             return ""
         return (f"the screen shows its demonstrated picture at {px},{py}, but the accessibility layer "
                 f"puts it at {x},{y} ({w}×{h})")
+
+    def _x_window(self, widget: Any, wait: float = 2.0) -> dict[str, int] | None:
+        """The X server's geometry of the widget's window (its app's one
+        visible window of that title), given a moment to be mapped; None
+        when it shows none, or several."""
+        import re
+
+        deadline = time.monotonic() + wait
+        name = f"^{re.escape(widget.window)}$"
+        while True:
+            # --all: every condition holds (xdotool's default is any one of them)
+            ids = self.xdo("search", "--all", "--onlyvisible", "--pid", str(widget.pid), "--name",
+                           name).split()
+            if len(ids) == 1:
+                geo = {k: int(v) for k, v in self._shell("getwindowgeometry", ids[0]).items()
+                       if k in ("X", "Y", "WIDTH", "HEIGHT")}
+                if len(geo) == 4:
+                    return geo
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.1)
 
     def _sizes_disagree(self, widget: Any, geo: Mapping[str, int]) -> str:
         """The X server's size of the widget's window against AT-SPI's (in the
@@ -331,22 +352,32 @@ class DesktopActor:
         self.focus(widget)
         if "focused" not in self.desktop.states(widget):
             raise DesktopHalt(f"the {widget.role} would not take the keyboard's focus")
+        for delay in TYPING_DELAYS:  # typed again, slower, where a busy app lost a key
+            self._type_over(lines, delay)
+            if secret or widget.secret:  # a password widget does not show its text
+                break
+            deadline = time.monotonic() + 5
+            while (now := self.desktop.text(widget)) is not None and now != value \
+                    and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if now is None or now == value:
+                break
+        else:
+            raise DesktopHalt(f"the {widget.role} does not hold what was typed (it holds {len(now or '')} "
+                              f"characters, {len(value)} were typed)")
+        self.settle(widget)
+
+    def _type_over(self, lines: list[str], delay: int) -> None:
+        """The lines over what the focused widget holds: a line break is the
+        Return key (the one `xdotool type` sends is lost on GTK and Qt)."""
         self.xdo("key", "--clearmodifiers", "ctrl+a")
-        if not value:
+        if lines == [""]:
             self.xdo("key", "BackSpace")
         for i, line in enumerate(lines):
-            if i:  # a line break is the Return key: the one `xdotool type` sends is lost on GTK and Qt
+            if i:
                 self.xdo("key", "--clearmodifiers", "Return")
             if line:
-                self.xdo("type", "--clearmodifiers", "--delay", "8", "--file", "-", stdin=line)
-        if not (secret or widget.secret):  # a password widget does not show its text
-            deadline = time.monotonic() + 5
-            while (now := self.desktop.text(widget)) is not None and now != value:
-                if time.monotonic() > deadline:
-                    raise DesktopHalt(f"the {widget.role} does not hold what was typed (it holds {len(now)} "
-                                      f"characters, {len(value)} were typed)")
-                time.sleep(0.05)
-        self.settle(widget)
+                self.xdo("type", "--clearmodifiers", "--delay", str(delay), "--file", "-", stdin=line)
 
     def settle(self, widget: Any) -> None:
         """Until the app has shown no change for ``QUIET``: the widget's text,
