@@ -167,13 +167,17 @@ class DesktopActor:
             raise Unavailable("xdotool is missing: install Debian's xdotool") from None
         return str(done.stdout)
 
-    def _focus_window(self, widget: Any) -> None:
-        """Its window raised and focused, as a person brings a window forward."""
+    def _window_ids(self, widget: Any) -> list[str]:
+        """The X server's visible windows of the widget's app titled as its window."""
         import re
 
-        ids = self.xdo("search", "--all", "--onlyvisible", "--pid", str(widget.pid), "--name",
-                       f"^{re.escape(widget.window)}$").split()  # --all: its pid and its title
-        if ids:
+        # --all: its process and its title (xdotool's default is either one)
+        return self.xdo("search", "--all", "--onlyvisible", "--pid", str(widget.pid), "--name",
+                        f"^{re.escape(widget.window)}$").split()
+
+    def _focus_window(self, widget: Any) -> None:
+        """Its window raised and focused, as a person brings a window forward."""
+        if ids := self._window_ids(widget):
             self._bring_forward(ids[-1])
 
     def _bring_forward(self, wid: str) -> None:
@@ -215,7 +219,7 @@ class DesktopActor:
         own action). The pointer clicks only where it shows this very widget."""
         if widget.box is None:
             return self._own_action(widget, "it shows no place on the screen")
-        if why := self._picture_elsewhere(widget, anchor or {}):
+        if why := self._not_borne_out(widget, anchor or {}):
             raise DesktopHalt(f"not clicking {widget.role} {widget.name!r}: {why}; stopping rather than "
                               "guessing")
         offset = ((anchor or {}).get("at") or {}).get("in")
@@ -233,10 +237,10 @@ class DesktopActor:
         self.xdo("click", "1")
         return "pointer"
 
-    def _picture_elsewhere(self, widget: Any, anchor: Mapping[str, Any]) -> str:
+    def _not_borne_out(self, widget: Any, anchor: Mapping[str, Any]) -> str:
         """The sources that are not AT-SPI, before a pointer click: the X
-        server's size of the widget's window (AT-SPI's must agree: else its
-        places are not the screen's), and where that window shows the
+        server's window of the widget, whose size AT-SPI's must agree with
+        (else its places are not the screen's), and where that window shows the
         demonstrated picture of the place. '' when they bear AT-SPI out, or
         the picture is nowhere clearly (a field whose text changed: no say);
         else why not, in words."""
@@ -249,10 +253,8 @@ class DesktopActor:
         from teachd.runner.picture import SCALES, PictureMatch, find
 
         png = str((anchor.get("picture") or {}).get("png") or "")
-        geo = self._x_window(widget)
+        geo, why = self._x_window(widget)
         if geo is None:
-            return f"the X server shows no one window of it titled {widget.window!r}"
-        if why := self._sizes_disagree(widget, geo):
             return why
         if not png:
             return ""
@@ -278,41 +280,34 @@ class DesktopActor:
         return (f"the screen shows its demonstrated picture at {px},{py}, but the accessibility layer "
                 f"puts it at {x},{y} ({w}×{h})")
 
-    def _x_window(self, widget: Any, wait: float = 2.0) -> dict[str, int] | None:
-        """The X server's geometry of the widget's window (its app's one
-        visible window of that title), given a moment to be mapped; None
-        when it shows none, or several."""
-        import re
-
+    def _x_window(self, widget: Any, wait: float = 2.0) -> tuple[dict[str, int] | None, str]:
+        """The X server's geometry of the widget's window — of its app's
+        visible windows of that title (a toolkit maps helper windows beside
+        it), the one whose size agrees with AT-SPI's window — given a moment
+        to be mapped; or None and why not."""
         deadline = time.monotonic() + wait
-        name = f"^{re.escape(widget.window)}$"
-        while True:
-            # --all: every condition holds (xdotool's default is any one of them)
-            ids = self.xdo("search", "--all", "--onlyvisible", "--pid", str(widget.pid), "--name",
-                           name).split()
-            if len(ids) == 1:
-                geo = {k: int(v) for k, v in self._shell("getwindowgeometry", ids[0]).items()
-                       if k in ("X", "Y", "WIDTH", "HEIGHT")}
-                if len(geo) == 4:
-                    return geo
-            if time.monotonic() >= deadline:
-                return None
+        while not (ids := self._window_ids(widget)) and time.monotonic() < deadline:
             time.sleep(0.1)
-
-    def _sizes_disagree(self, widget: Any, geo: Mapping[str, int]) -> str:
-        """The X server's size of the widget's window against AT-SPI's (in the
-        X server's pixels, as converted): where they differ by more than a
-        frame's decoration, AT-SPI's places are not the screen's (a scale
-        teachd could not read) — '' when they agree."""
+        geos = [geo for wid in ids
+                if len(geo := {k: int(v) for k, v in self._shell("getwindowgeometry", wid).items()
+                               if k in ("X", "Y", "WIDTH", "HEIGHT")}) == 4]
+        if not geos:
+            return None, f"the X server shows no window of it titled {widget.window!r}"
         box = self.desktop.window_box(widget.pid, widget.window)
         if box is None:
-            return ""
+            if len(geos) == 1:
+                return geos[0], ""
+            return None, f"{len(geos)} windows titled {widget.window!r}, and no size to tell them apart"
         _x, _y, w, h = box
-        xw, xh = geo["WIDTH"], geo["HEIGHT"]
-        if abs(xw - w) <= SIZE_SLACK * xw and abs(xh - h) <= SIZE_SLACK * xh:
-            return ""
-        return (f"the accessibility layer's window is {w}×{h}, the X server's {xw}×{xh}: "
-                "its places are not the screen's")
+        agree = [g for g in geos if abs(g["WIDTH"] - w) <= SIZE_SLACK * g["WIDTH"]
+                 and abs(g["HEIGHT"] - h) <= SIZE_SLACK * g["HEIGHT"]]
+        if len(agree) == 1:
+            return agree[0], ""
+        big = max(geos, key=lambda g: g["WIDTH"] * g["HEIGHT"])
+        if not agree:  # AT-SPI's places are not the screen's (a scale teachd could not read)
+            return None, (f"the accessibility layer's window is {w}×{h}, the X server's "
+                          f"{big['WIDTH']}×{big['HEIGHT']}: its places are not the screen's")
+        return None, f"{len(agree)} windows titled {widget.window!r} fit it"
 
     def focus(self, widget: Any) -> str:
         """The keyboard's focus on it, as a person gives it: already there
