@@ -107,7 +107,8 @@ def test_make_print_debs_lists_every_package_the_programs_come_from() -> None:
 
 def test_the_check_fails_when_a_package_is_dropped_from_the_makefile() -> None:
     """Dropping the desktop list (as the misordered `:=` did) is caught, program by program."""
-    assert unlisted(print_debs("DESKTOP_DEBS=")) == ["dbus-launch", "mousepad", "openbox", "xcalc", "xprop", "zenity"]
+    assert unlisted(print_debs("DESKTOP_DEBS=")) == ["dbus-launch", "galculator", "mousepad", "openbox", "xcalc", "xprop",
+                                                     "zenity"]
     assert "postgresql" not in print_debs("TEST_DEBS=chromium xvfb")
     assert unlisted(print_debs("NPM_DEB=")) == ["npm"]
 
