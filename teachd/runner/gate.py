@@ -353,13 +353,18 @@ class Gate:
             return
         self.check(action)
 
+    @property
+    def points(self) -> bool:
+        """Whether a person follows this run where they can show a step on its page's picture."""
+        return bool(getattr(self.approver, "points", False))
+
     def point(self, action: Action, reason: str) -> tuple[float, float] | None:
         """Where the person shows the target of a step that cannot be found
         (``reason``: why), on the picture of its page the run page shows —
         asked only of an approver that can show it (``points``). The point
         is also the allow for that one act, when what is there can take it;
         None: not shown, the step halts as it would have."""
-        if not getattr(self.approver, "points", False):
+        if not self.points:
             return None
         request = Request(next(self._ids), replace(action, planned=False), self.requiring(action.tool),
                           reason, show=True)

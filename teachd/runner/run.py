@@ -186,7 +186,7 @@ def replay(runs: RunStore, session: RunSession, slug: str, proc: Procedure, cont
     runs.progress(run_id, watch.detail())
     # a person follows the run on its page: a step not found may be shown there, and the run goes on
     shown = ShownSteps(run_id, slug, session.versions()[slug], session.loaded[slug].current) \
-        if getattr(session.gate.approver, "points", False) else None
+        if session.gate.points else None
     replayer = Replayer(context, page, proc, session.gate, opts.params, secret,
                         start_url=opts.start_url, progress=progress, step_timeout=opts.step_timeout,
                         slug=slug, observer=watch, cancelled=lambda: runs.cancelled_by(run_id), plan=plan,
