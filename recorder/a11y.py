@@ -157,18 +157,22 @@ class Desktop:
                     out.append((win, clean(win.get_name()), app_pid, app_name))
         return out
 
+    def _window(self, pid: int, title: str) -> Any:
+        """The app's one showing window of that title (None: none, or several)."""
+        want = clean(title)
+        nodes = [node for node, wtitle, _pid, _app in self.windows(pid) if wtitle == want]
+        return nodes[0] if len(nodes) == 1 else None
+
     def window_box(self, pid: int, title: str) -> tuple[int, int, int, int] | None:
         """The box of the app's window of that title, in the X server's pixels."""
-        want = clean(title)
-        boxes = [self._box(node, pid) for node, wtitle, _pid, _app in self.windows(pid) if wtitle == want]
-        return boxes[0] if len(boxes) == 1 else None
+        node = self._window(pid, title)
+        return None if node is None else self._box(node, pid)
 
     def window_active(self, pid: int, title: str) -> bool:
         """Whether the app calls its window of that title the active one (it has the keyboard)."""
-        want = clean(title)
-        nodes = [node for node, wtitle, _pid, _app in self.windows(pid) if wtitle == want]
+        node = self._window(pid, title)
         try:
-            return len(nodes) == 1 and bool(nodes[0].get_state_set().contains(self._atspi.StateType.ACTIVE))
+            return node is not None and bool(node.get_state_set().contains(self._atspi.StateType.ACTIVE))
         except Exception:
             return False
 

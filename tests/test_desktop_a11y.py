@@ -71,3 +71,15 @@ def test_without_an_accessibility_bus_it_says_so_in_one_line(tmp_path: Path) -> 
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60,
                          cwd=Path(__file__).resolve().parent.parent)
     assert out.stdout.startswith("NO: no accessibility bus"), (out.stdout, out.stderr[-500:])
+
+
+def test_an_apps_scale_is_read_from_its_toolkits_own_settings_and_only_those() -> None:
+    """GDK_SCALE and QT_SCALE_FACTOR (and one screen's QT_SCREEN_SCALE_FACTORS)
+    move places; GDK_DPI_SCALE only text; nonsense counts as 1."""
+    from recorder.a11y import scale_of
+
+    assert scale_of({}) == 1.0 and scale_of({"GDK_SCALE": "2"}) == 2.0
+    assert scale_of({"QT_SCALE_FACTOR": "1.5"}) == 1.5 and scale_of({"QT_SCREEN_SCALE_FACTORS": "eDP-1=2"}) == 2.0
+    assert scale_of({"QT_SCREEN_SCALE_FACTORS": "A=2;B=1"}) == 1.0  # which screen is not known
+    assert scale_of({"GDK_DPI_SCALE": "1.4"}) == 1.0
+    assert scale_of({"GDK_SCALE": "lots", "QT_SCALE_FACTOR": "1000"}) == 1.0
