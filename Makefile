@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 DEMO_DEBS := chromium chromium-headless-shell xvfb  # the shell: headless runs, a third of the CPU
 # a desktop with an accessibility bus (tests/desktop.py): a GTK editor, a GTK calculator, an app without one
 DESKTOP_DEBS := dbus-x11 at-spi2-core libatk-adaptor gir1.2-atspi-2.0 openbox x11-utils mousepad zenity x11-apps \
-  galculator
+  galculator featherpad
 TEST_DEBS := $(DEMO_DEBS) xdotool postgresql $(DESKTOP_DEBS)
 # npm for axe-core and the MCP Inspector (tests/axe.py, tests/inspector.py), installed only where no npm is on
 # the PATH (a machine's Node.js may carry its own)

@@ -46,14 +46,34 @@ def below_window(path: Any) -> list[list[str]]:
     return out[1:] if out and out[0][0] in WINDOW_ROLES else out
 
 
-def title_pattern(title: str) -> str:
+_FOLDERS = re.compile(r"(?<![\w.~])/(?:[^/\s]+/)+")
+
+
+def without_folders(title: str) -> str:
+    """A window title as a skill keeps it: a path's folders left out (whose
+    home it is, and where, are not the window): "/home/alice/notes.txt" →
+    "…/notes.txt"."""
+    return _FOLDERS.sub("…/", title)
+
+
+def title_pattern(title: str, values: tuple[str, ...] = ()) -> str:
     """The window's title as a glob that still holds after the document
     changes: "*Untitled 1 - Mousepad" → "* - Mousepad" (what follows the
     last separator names the app). A title with no app part keeps its name
     but not what varies around it: a modified mark before it ("*Untitled"
     → "*Untitled", which "Untitled" fits too), or the folder of a path
     ("/home/alice/notes.txt" → "*/notes.txt": whose home it is, and where,
-    is not the window). What is kept is matched literally."""
+    is not the window). What is kept is matched literally, but for
+    ``values``, a run's typed values (a file's name, shown in the title as
+    well: "/home/alice/notes.txt" → "*/*", the value asked for apart)."""
+    pattern = _title_pattern(title)
+    for value in sorted(values, key=len, reverse=True):
+        if len(value) >= 3:
+            pattern = pattern.replace(_literal(value), "*")
+    return pattern
+
+
+def _title_pattern(title: str) -> str:
     for sep in TITLE_SEPARATORS:
         if sep in title:
             return "*" + sep + _literal(title.rsplit(sep, 1)[1])
@@ -106,7 +126,7 @@ def _picture(png: bytes | None) -> dict[str, Any] | None:
 def desktop_anchor(target: Mapping[str, Any] | None, window: str | None, window_class: str | None,
                    at: Mapping[str, Any] | None, crop_png: bytes | None) -> dict[str, Any]:
     """The anchor of one desktop step (``at``: where the click was, on the screen)."""
-    title = mask_text(" ".join(str(window or "").split()))[0]
+    title = without_folders(mask_text(" ".join(str(window or "").split()))[0])
     anchor: dict[str, Any] = {
         "describe": describe_desktop(target, window_class, title),
         "window": {"class": window_class or None, "title": title or None,

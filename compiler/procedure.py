@@ -10,7 +10,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from compiler.anchors import build_anchor, mark_shared_locators, tie_typed
-from compiler.desktop import TITLE_SEPARATORS, app_name, desktop_anchor, desktop_key, title_pattern
+from compiler.desktop import (
+    TITLE_SEPARATORS,
+    WINDOW_ROLES,
+    app_name,
+    desktop_anchor,
+    desktop_key,
+    title_pattern,
+    without_folders,
+)
 from compiler.names import describe, param_name
 from compiler.plan import Anchor, PlanStep, Procedure
 from compiler.recording import Recording
@@ -183,9 +191,13 @@ class _ProcedureBuilder:
         """A navigation: the (masked) address gone to."""
         out.url = self.url(step.url)
 
+    def window_title(self, value: Any) -> str | None:
+        """A desktop window's title as ``title`` keeps it, a path's folders left out."""
+        return self.title(without_folders(str(value))) if value else None
+
     def on_widget(self, step: Step, out: PlanStep) -> None:
         """A desktop step's window, and the widget it acts on when one is known."""
-        out.window = self.title(step.window)
+        out.window = self.window_title(step.window)
         if (did := self.desktop_for(step)) is not None:
             out.desktop, out.describe = did, self.desktop[did]["describe"]
 
@@ -199,7 +211,7 @@ class _ProcedureBuilder:
         no desktop anchor, but ``desktop_for`` still notes its app (and the
         widget it names), as every desktop step's does."""
         self.pressed(step, out)
-        out.window = self.title(step.window)
+        out.window = self.window_title(step.window)
         self.desktop_for(step)
 
     def desktop_typed(self, step: Step, out: PlanStep) -> None:
@@ -220,7 +232,7 @@ class _ProcedureBuilder:
     def expect(self, step: Step, out: PlanStep) -> None:
         """What the step should lead to: the window a desktop step left its
         app in, unless (and then overridden by) the page it led to."""
-        if step.action in DESKTOP_ACTIONS and (after := desktop_after(step, out.window, self.title,
+        if step.action in DESKTOP_ACTIONS and (after := desktop_after(step, out.window, self.window_title,
                                                                        self.params)):
             out.expect = {"window": after}
         if step.expect_url is not None:
@@ -250,6 +262,8 @@ class _ProcedureBuilder:
         shows = shown_parameters(final_page_text(self.rec), self.params)
         if shows:  # only then: a recording without the final text compiles to the bytes it always did
             success["shows"] = shows
+        if ends := desktop_ends(self.rec, self.params):  # likewise: only a recording that read its apps
+            success["desktop"] = ends
         return success
 
     def _final_title(self, last: Step, success_url: str) -> str | None:
@@ -304,9 +318,12 @@ class _ProcedureBuilder:
 
 def desktop_place(step: Step) -> str:
     """What names an unnamed field's place: a dialog's own title ("Save As"),
-    else the app (a main window's title names its document, not the field)."""
+    else the app (a main window's title names its document, not the field:
+    "Untitled", or a path in the person's home)."""
     title = " ".join(str(step.window or "").split())
-    if title and not any(sep in title for sep in TITLE_SEPARATORS):
+    path = (step.target or {}).get("path") or []
+    in_dialog = bool(path) and path[0][0] in WINDOW_ROLES - {"frame", "window"}
+    if title and in_dialog and not any(sep in title for sep in TITLE_SEPARATORS):
         return title
     return app_name(step.target, step.extra.get("window_class"))
 
@@ -338,7 +355,8 @@ def desktop_after(step: Step, before: str | None, title: Callable[[Any], str | N
         klass = str(after.get("class") or "")
         if not klass or klass != step.extra.get("window_class") or not (shown := title(after.get("window"))):
             continue
-        pattern, shows = title_pattern(shown), shown_parameters(shown, params)
+        shows = shown_parameters(shown, params)
+        pattern = title_pattern(shown, tuple(str(params[s[2:-2]].get("default") or "") for s in shows))
         if shows or pattern != title_pattern(before or ""):
             return {"class": klass, "title_pattern": pattern, **({"shows": shows} if shows else {})}
     return None
@@ -361,6 +379,36 @@ def shown_parameters(final_text: str, params: dict[str, dict[str, Any]]) -> list
     return [f"{{{{{name}}}}}" for name, p in params.items()
             if len(" ".join(str(p.get("default") or "").split())) >= MIN_SHOWN
             and appears(str(p["default"]), final_text)]
+
+
+def desktop_ends(rec: Recording, params: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """What each desktop app showed at the demonstration's end that it did
+    not before (``os_text``: recorder.app_text), as the success check asks it
+    of a run: ``{"class", "shows": [{"role", "path", "n", "text"}]}``, a
+    typed parameter's value in a text as ``{{name}}`` (this run's value is
+    looked for there)."""
+    out = []
+    for e in rec.events:
+        if e["type"] != "os_text":
+            continue
+        shows = [{"role": str(t.get("role") or ""),
+                  "path": [[str(r), mask_text(str(n))[0]] for r, n in t.get("path") or []],
+                  "n": int(t.get("n") or 0),
+                  "text": _with_parameters(mask_text(" ".join(str(t.get("text") or "").split()))[0], params)}
+                 for t in e.get("texts") or [] if isinstance(t, dict)]
+        if shows:
+            out.append({"class": str(e.get("window_class") or ""), "shows": shows})
+    return out
+
+
+def _with_parameters(text: str, params: dict[str, dict[str, Any]]) -> str:
+    """``text`` with each typed parameter's demonstrated value as ``{{name}}``, longest value first."""
+    values = sorted(((" ".join(str(p.get("default") or "").split()), name) for name, p in params.items()),
+                    key=lambda vn: (-len(vn[0]), vn[1]))
+    for value, name in values:
+        if len(value) >= MIN_SHOWN:
+            text = text.replace(value, f"{{{{{name}}}}}")
+    return text
 
 
 def _is_password(target: dict[str, Any] | None) -> bool:

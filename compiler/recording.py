@@ -21,7 +21,7 @@ from typing import Any
 FORMAT_VERSION = 1
 EVENT_TYPES = frozenset(
     {"start", "page", "click", "input", "key", "scroll", "os_click", "os_key", "os_input", "os_window",
-     "pause", "resume", "undo", "page_text", "stop"}
+     "os_text", "pause", "resume", "undo", "page_text", "stop"}
 )
 
 

@@ -4,12 +4,13 @@ has only this file, and the machine-readable references for replay."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from compiler.desktop import app_name
+from compiler.desktop import NOUNS, app_name
 from compiler.names import md_escape
 from compiler.procedure import Built
 from compiler.recording import Recording
@@ -45,6 +46,25 @@ def to_json(data: dict[str, Any]) -> str:
         else:
             lines.append(f"  {_compact(key)}: {_compact(value)}{comma}")
     return "\n".join(lines + ["}"]) + "\n"
+
+
+def _desktop_end_lines(ends: list[dict[str, Any]]) -> list[str]:
+    """ "- The *Galculator* window shows “9” (a text field) …": the apps' end state the run must show."""
+    lines = []
+    for end in ends:
+        shown = "; ".join(f"{_shown_text(t['text'])} ({NOUNS.get(t['role'], t['role'])})"
+                          for t in end["shows"])
+        lines.append(f"- The *{md_escape(app_name(None, end['class']))}* window shows {shown}: where the "
+                     "demonstration ended, its own display of the effect.")
+    return lines
+
+
+def _shown_text(text: str) -> str:
+    """A text the run must show, quoted; a parameter in it as code (this run's value goes there)."""
+    if not text:
+        return "nothing"
+    parts = re.split(r"(\{\{[\w-]+\}\})", text)
+    return "“" + "".join(f"`{p}`" if i % 2 else md_escape(p) for i, p in enumerate(parts)) + "”"
 
 
 def _q(text: str | None) -> str:
@@ -184,6 +204,7 @@ def skill_body(display: str, date: str, proc: Built) -> str:
         + (f" and its title is {_q(success.get('title'))}." if success.get("title") else "."),
         *([f"- It shows this run's {', '.join(success['shows'])} (the demonstration's final page "
            "showed the values typed: the effect, not only the address)."] if success.get("shows") else []),
+        *_desktop_end_lines(success.get("desktop") or []),
         "",
         "## Parameters",
         "",

@@ -42,6 +42,12 @@ SECRET_ROLES = frozenset({"password text"})
 UNNAMED_CONTAINERS = frozenset({"filler", "panel", "scroll pane", "viewport", "page tab", "split pane",
                                 "layered pane", "section", "unknown"})
 MAX_NODES = 5000  # a window's walk stops here: an app exposing more is not read further
+MAX_TEXT = 200  # a longer text (a document) is not kept as what a window shows: too big to be evidence
+
+# A text a window shows, by its place: (role, the named containers below the
+# window, n: the n-th text of that role there). Not its name (a label's name
+# is its text) nor the window's title (a saved document renames it).
+TextPlace = tuple[str, tuple[tuple[str, str], ...], int]
 
 
 def scale_of(environ: Mapping[str, str]) -> float:
@@ -171,10 +177,7 @@ class Desktop:
     def window_active(self, pid: int, title: str) -> bool:
         """Whether the app calls its window of that title the active one (it has the keyboard)."""
         node = self._window(pid, title)
-        try:
-            return node is not None and bool(node.get_state_set().contains(self._atspi.StateType.ACTIVE))
-        except Exception:
-            return False
+        return node is not None and _has(node, self._atspi.StateType.ACTIVE)
 
     # -- widgets ------------------------------------------------------------
     def walk(self, window: Any, title: str, pid: int, app: str,
@@ -207,8 +210,8 @@ class Desktop:
             inside = self.walk(window, wtitle, wpid, app, keep=lambda w: w.box is None or _holds(w.box, x, y))
             for widget in inside:
                 d = len(widget.path)
-                if widget.box is None:
-                    continue
+                if widget.box is None or (widget.role in UNNAMED_CONTAINERS and not widget.name):
+                    continue  # decoration over its widget (Qt lays a filler over its text field)
                 area = widget.box[2] * widget.box[3]
                 key = (d, -area)
                 if best is None or key > (best[0], best[1]):
@@ -245,6 +248,32 @@ class Desktop:
                 if widget is not None and widget.role not in WINDOW_ROLES:
                     return widget
         return None
+
+    def texts(self, pid: int, title: str | None = None) -> tuple[str, dict[TextPlace, str]] | None:
+        """The texts the app's window shows, by place (:data:`TextPlace`):
+        its window titled ``title``, else its active one, else its only one;
+        None when that cannot be told or the app went away. What a secret
+        widget holds is never read."""
+        windows = self.windows(pid)
+        chosen = [w for w in windows if title is not None and w[1] == clean(title)] or [
+            w for w in windows if _has(w[0], self._atspi.StateType.ACTIVE)] or windows
+        if len(chosen) != 1:
+            return None
+        node, wtitle, wpid, app = chosen[0]
+        out: dict[TextPlace, str] = {}
+        try:
+            for widget in self.walk(node, wtitle, wpid, app):
+                if widget.secret or widget.role in WINDOW_ROLES:
+                    continue
+                text = self.text(widget)
+                if text is None:
+                    continue
+                below = widget.path[1:] if widget.path and widget.path[0][0] in WINDOW_ROLES else widget.path
+                n = sum(1 for role, path, _n in out if (role, path) == (widget.role, below))
+                out[(widget.role, below, n)] = " ".join(text.split())[:MAX_TEXT + 1]
+        except Exception:  # the app went away while read: nothing known
+            return None
+        return wtitle, out
 
     def _path(self, node: Any) -> tuple[tuple[str, str], ...]:
         """The named containers from the window down to ``node`` (as ``walk`` builds it)."""
@@ -296,10 +325,7 @@ class Desktop:
 
     # -- reading one node ---------------------------------------------------
     def _shown(self, node: Any) -> bool:
-        try:
-            return bool(node.get_state_set().contains(self._showing))
-        except Exception:
-            return False
+        return _has(node, self._showing)
 
     def scale(self, pid: int) -> float:
         """The app's scale (:func:`app_scale`), read once per process."""
@@ -339,6 +365,13 @@ def _action_names(node: Any) -> list[str]:
             return [str(node.get_action_name(i)) for i in range(node.get_n_actions())]
     except Exception:
         return []
+
+
+def _has(node: Any, state: Any) -> bool:
+    try:
+        return bool(node.get_state_set().contains(state))
+    except Exception:
+        return False
 
 
 def _holds(box: tuple[int, int, int, int], x: int, y: int) -> bool:

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from compiler.secrets import looks_secret, mask_text
+from recorder.app_text import AppTexts, Texts
 from recorder.crops import black_out, crop_box, grab_screen, to_png
 from recorder.writer import EventWriter, Slot
 
@@ -94,6 +95,12 @@ class WindowInfo:
                 continue
         return Window(str(title), klass.lower(), pid)
 
+    def pointer(self) -> tuple[int, int, Window]:
+        """Where the pointer is on the screen, and the window under it."""
+        with self._lock:
+            at = self._root.query_pointer()
+            return at.root_x, at.root_y, (self._describe(at.child) if at.child else Window("", "", None))
+
     def at_pointer(self) -> Window:
         with self._lock:
             child = self._root.query_pointer().child
@@ -111,6 +118,19 @@ class WindowInfo:
             return self._describe(top) if top is not None else Window("", "", None)
 
 
+class Hover(NamedTuple):
+    """What was under the resting pointer, looked at before any click: the
+    window, the widget, the picture — should a click close that window
+    before its handler can look (a dialog's Save button)."""
+
+    x: int
+    y: int
+    win: Window
+    widget: Any
+    img: Any
+    box: dict[str, int]
+
+
 class DesktopCapture:
     def __init__(self, writer: EventWriter, desktop: Any = None, windows: Any = None) -> None:
         self.writer = writer
@@ -123,9 +143,13 @@ class DesktopCapture:
         self._typing: Any = None  # the widget plain keys went to since the last flush
         self._tail = ""  # the characters typed into it since its typing began or was last edited
         self._typing_class = ""  # its window's class
+        self._typing_seen: str | None = None  # its text as last read while typing (the window watch)
         self._secret: set[tuple[Any, ...]] = set()  # widgets marked secret with Ctrl+Alt+S
         self._stopped = threading.Event()
         self._shown: tuple[str, str] | None = None  # the focused window's (title, class) last written
+        # what each app showed before and after the person acted there (the effect: ``os_text``)
+        self._texts = AppTexts(self._read_texts) if desktop is not None else None
+        self._hover: Hover | None = None  # what the pointer rests on (``_look_at_pointer``)
 
     def start(self) -> None:
         from pynput import keyboard, mouse
@@ -146,6 +170,17 @@ class DesktopCapture:
         for listener in self._listeners:
             listener.stop()
         self.flush()
+        for fields in self._texts.changed() if self._texts is not None else []:
+            self.writer.put("os_text", **fields)
+
+    def _read_texts(self, pid: int, title: str | None) -> tuple[str, Texts] | None:
+        got: tuple[str, Texts] | None = self._widget(lambda d: d.texts(pid, title))
+        return got
+
+    def _acted(self, win: Window | None) -> None:
+        """The person acted in ``win``: its app's texts are read again once it settles."""
+        if self._texts is not None and win is not None:
+            self._texts.after(win.pid, win.title, win.klass)
 
     def _watch(self) -> None:
         """An ``os_window`` event each time the focused window outside the
@@ -153,6 +188,8 @@ class DesktopCapture:
         ("Save As" opening, "notes.txt - Mousepad" once saved), and the
         replay checks it happened again."""
         while not self._stopped.wait(WATCH_EVERY):
+            self._read_typing()
+            self._look_at_pointer()
             try:
                 win = self._windows.focused()
             except Exception:  # the window went away while read: the next look tells
@@ -163,6 +200,35 @@ class DesktopCapture:
             if shown != self._shown:
                 self._shown = shown
                 self.writer.put("os_window", window=shown[0], window_class=shown[1])
+                if self._texts is not None:  # what it shows before the person acts in it
+                    self._texts.first(win.pid, win.title)
+
+    def _look_at_pointer(self) -> None:
+        """What the pointer rests on outside the browser, looked at again only
+        when it moves or the window under it changes."""
+        pointer = getattr(self._windows, "pointer", None)
+        try:
+            x, y, win = pointer() if pointer is not None else (0, 0, Window("", "", None))
+        except Exception:
+            return
+        if not win.klass or any(b in win.klass for b in BROWSER_CLASSES):
+            self._hover = None
+            return
+        if self._hover is not None and (self._hover.x, self._hover.y, self._hover.win) == (x, y, win):
+            return
+        widget = self._widget(lambda d: d.at(x, y, pid=win.pid, title=win.title))
+        box = crop_box({"x": x - 40, "y": y - 20, "w": 80, "h": 40}, {})
+        self._hover = Hover(x, y, win, widget, grab_screen(box), box)
+
+    def _read_typing(self) -> None:
+        """The text of the widget being typed into, as it reads now: what was
+        typed, should the widget close or change on the key that ends it."""
+        widget = self._typing
+        if widget is None or self._is_secret(widget):
+            return
+        text = self._widget(lambda d: d.text(widget))
+        if text is not None and self._typing is widget:
+            self._typing_seen = text
 
     def _outside_browser(self, lookup: Callable[[], Window]) -> Window | None:
         """The window (its title masked), or None when it is the browser's own
@@ -173,6 +239,8 @@ class DesktopCapture:
             win = Window("", "", None)
         if any(b in win.klass for b in BROWSER_CLASSES):
             return None
+        if self._texts is not None:  # an app first met here: what it shows before the person acts
+            self._texts.first(win.pid, win.title)
         return Window(mask_text(win.title)[0], win.klass, win.pid)
 
     @staticmethod
@@ -206,27 +274,47 @@ class DesktopCapture:
         # what the app shows after it (os_window) comes after, however long the
         # typed text and the widget take to read.
         typing = self._typing_slot()
-        win = self._outside_browser(self._windows.at_pointer)
+        try:
+            under = self._windows.at_pointer()
+        except Exception:  # the window went away: still outside the browser
+            under = Window("", "", None)
+        # A window that closed on this very click (a dialog's Save button) is
+        # no longer under the pointer when this handler looks: where the
+        # pointer rested there a moment before, in another window, the click
+        # was in that one, on what was looked at then.
+        rested = self._hover if self._hover is not None and (self._hover.x, self._hover.y) == (x, y) \
+            and (self._hover.win.title, self._hover.win.pid) != (under.title, under.pid) else None
+        win = self._outside_browser(lambda: rested.win if rested is not None else under)
         slot = self.writer.reserve("os_click") if win is not None else None
+        # Then what is there now, before the click's effect: what was typed,
+        # the widget under the click, its picture.
+        self._read_typing()
+        widget = frame = None
+        if rested is not None:
+            widget, frame = rested.widget, self._frame(rested.img, rested.box, rested.widget)
+        elif slot is not None and win is not None:
+            widget = self._widget(lambda d: d.at(x, y, pid=win.pid, title=win.title))  # the window it was in
+            box = crop_box({"x": x - 40, "y": y - 20, "w": 80, "h": 40}, {})
+            frame = self._frame(grab_screen(box), box, widget)
         self.flush(typing)
         if slot is None or win is None:
             return
-        widget = self._widget(lambda d: d.at(x, y, pid=win.pid, title=win.title))  # the window it was in
-        frame = None
-        box = crop_box({"x": x - 40, "y": y - 20, "w": 80, "h": 40}, {})
-        img = grab_screen(box)
-        if img is not None:
-            if widget is not None and widget.box is not None and self._is_secret(widget):
-                x, y_, w, h = widget.box
-                img = black_out(img, box, [{"x": x, "y": y_, "w": w, "h": h}])
-            self._frames += 1
-            frame = self.writer.write_frame(f"os-{self.writer.now_ms():09d}-{self._frames:04d}.png",
-                                            to_png(img))
         fields: dict[str, Any] = {}
         if widget is not None:
             fields["target"] = self._target(widget)
         slot.fill(x=x, y=y, screen_x=x, screen_y=y, button=getattr(button, "name", str(button)),
                   **self._window_fields(win), frame=frame, **fields)
+        self._acted(win)
+
+    def _frame(self, img: Any, box: dict[str, int], widget: Any) -> str | None:
+        """The picture around a click (a secret widget in it blacked out), written as a frame."""
+        if img is None:
+            return None
+        if widget is not None and widget.box is not None and self._is_secret(widget):
+            bx, by, bw, bh = widget.box
+            img = black_out(img, box, [{"x": bx, "y": by, "w": bw, "h": bh}])
+        self._frames += 1
+        return self.writer.write_frame(f"os-{self.writer.now_ms():09d}-{self._frames:04d}.png", to_png(img))
 
     def _is_secret(self, widget: Any) -> bool:
         return bool(widget.secret) or self._identity(widget) in self._secret
@@ -239,6 +327,7 @@ class DesktopCapture:
         """The text typed into the last widget, as it now reads (or masked),
         in ``slot`` when its place was taken already."""
         widget, self._typing = self._typing, None
+        seen, self._typing_seen = self._typing_seen, None
         tail, self._tail = self._tail, ""
         put = slot.fill if slot is not None else (lambda **fields: self.writer.put("os_input", **fields))
         if widget is None:
@@ -247,7 +336,12 @@ class DesktopCapture:
             return
         fields: dict[str, Any] = {"target": self._target(widget), "window": mask_text(widget.window)[0],
                                   "window_class": self._typing_class}
+        self._acted(Window(widget.window, self._typing_class, widget.pid))
         value = None if self._is_secret(widget) else self._settled_text(widget, tail)
+        if seen is not None and tail and tail in seen and (value is None or tail not in value):
+            # read while typing, before the key that ends it: the app acting on that key (a dialog
+            # closing on Enter, a name completed into a path) does not change what was typed
+            value = seen
         if self._is_secret(widget) or (value is not None and looks_secret(value)):
             put(masked=True, **fields)
         elif value is not None:
@@ -274,6 +368,8 @@ class DesktopCapture:
             time.sleep(0.05)
             reads += 1
             now = self._widget(lambda d: d.text(widget))
+            if now is None:
+                return None  # gone (a dialog closed on the key that ended the typing): nothing to wait for
             if now == last and (shows(now) or time.monotonic() >= deadline):
                 break
             last = now
@@ -297,6 +393,10 @@ class DesktopCapture:
             self._mark_secret()
             return
         shortcut = bool(self._mods & {"ctrl", "alt", "cmd"})
+        if name == "enter" and not shortcut and self._typing is not None \
+                and "multi-line" in self._typing.states:
+            self._tail = (self._tail + "\n")[-TAIL_CHARS:]  # a line break in the text being typed
+            return
         if name not in NAMED_KEYS and not shortcut:
             self._typed()
             char = " " if name == "space" else getattr(key, "char", None)
@@ -309,10 +409,12 @@ class DesktopCapture:
         typing = self._typing_slot()  # the typing, then the key, then what it opened: in that order
         win = self._key_window()
         slot = self.writer.reserve("os_key") if win is not None else None
+        self._read_typing()  # what was typed, before the key's effect (Enter closing the dialog)
         self.flush(typing)
         if slot is None or win is None:
             return
         slot.fill(key=name, modifiers=sorted(self._mods), **self._window_fields(win), frame=None)
+        self._acted(win)
 
     def _key_window(self) -> Window | None:
         """Where a named key or shortcut went. While typing, the typed
@@ -335,13 +437,15 @@ class DesktopCapture:
             return
         widget = self._widget(lambda d: d.focused(win.pid, win.title))
         if widget is not None and "editable" in widget.states:
-            self._typing, self._typing_class = widget, win.klass
+            self._typing, self._typing_class, self._typing_seen = widget, win.klass, None
 
     def _mark_secret(self) -> None:
         win = self._outside_browser(self._windows.focused)
         widget = self._widget(lambda d: d.focused(win.pid, win.title)) if win is not None else None
         if widget is not None:
             self._secret.add(self._identity(widget))
+            if self._texts is not None:  # nor is what it shows kept as the app's end
+                self._texts.hide(widget.pid, widget.role, widget.path)
 
     def _on_release(self, key: Any) -> None:
         name = self._key_name(key)

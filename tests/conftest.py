@@ -129,6 +129,17 @@ def desk() -> Iterator[Any]:
 
 
 @pytest.fixture
+def on_desk(desk: Any, monkeypatch: pytest.MonkeyPatch, browser: Any) -> Iterator[tuple[Any, Any]]:
+    """A replay's process on the desktop session (its display and bus), and a
+    browser context with a page for the replay's first step."""
+    monkeypatch.setenv("DISPLAY", desk.display)
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", desk.env["DBUS_SESSION_BUS_ADDRESS"])
+    context = browser.new_context()
+    yield context, context.new_page()
+    context.close()
+
+
+@pytest.fixture
 def pw() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 

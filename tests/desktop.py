@@ -4,6 +4,7 @@ as a subprocess driven over its DevTools port."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import re
 import signal
@@ -64,19 +65,22 @@ class DesktopSession:
     def xdo(self, *args: str) -> str:
         return xdo(self.display, *args)
 
-    def click(self, widget: Any) -> None:
+    def click(self, widget: Any, rest: float = 0.0) -> None:
         """The person's click on a widget's centre, its window focused as a
         window manager focuses on click (Xvfb has none: the focus would stay
-        with the browser that took it)."""
+        with the browser that took it); ``rest``: seconds the hand rests on
+        it first, as a person's does (the recorder looks at what the pointer
+        rests on every 0.2 s)."""
         x, y = widget.centre
         self.xdo("mousemove", str(x), str(y))
+        time.sleep(rest)
         ours = self.xdo("search", "--onlyvisible", "--pid", str(widget.pid), "--name",
                         f"^{re.escape(widget.window)}$").split()
         if ours and self.xdo("getwindowfocus").strip() != ours[-1]:
             self.xdo("windowfocus", "--sync", ours[-1])
         self.xdo("click", "1")
-        if "focusable" in widget.states:  # a person types once the caret shows there
-            until(lambda: (w := self.desktop.focused(widget.pid)) is not None and w.role == widget.role
+        if "editable" in widget.states:  # a person types once the caret shows there
+            until(lambda: (w := self.desktop.focused(widget.pid, widget.window)) is not None and w.role == widget.role
                   and w.name == widget.name, 10, f"the {widget.role} focused")
 
     def place(self, title: str, pid: int, x: int = 80, y: int = 80) -> None:
@@ -96,15 +100,45 @@ class DesktopSession:
         return None
 
     @contextlib.contextmanager
-    def mousepad(self, home: Path, cwd: Path | None = None, **env: str) -> Iterator[subprocess.Popen[bytes]]:
-        """Debian's Mousepad, once its editor is on the accessibility bus."""
-        proc = self.start(["mousepad"], home, cwd, **env)
+    def editor(self, editor: Editor, home: Path, cwd: Path | None = None,
+               **env: str) -> Iterator[subprocess.Popen[bytes]]:
+        """A text editor nobody here wrote, once its text field is on the accessibility bus."""
+        proc = self.start(list(editor.argv), home, cwd, **{**editor.env, **env})
         try:
-            until(lambda: self.find(proc.pid, "text", ""), 30, "Mousepad's editor on the accessibility bus")
+            until(lambda: self.find(proc.pid, "text", ""), 30, f"{editor.argv[0]}'s text field on the accessibility bus")
             yield proc
         finally:
             proc.terminate()
             proc.wait(10)
+
+    def mousepad(self, home: Path, cwd: Path | None = None, **env: str) -> Any:
+        """Debian's Mousepad (GTK 3)."""
+        return self.editor(MOUSEPAD, home, cwd, **env)
+
+
+@dataclass(frozen=True)
+class Editor:
+    """A desktop text editor from Debian, as the tests drive it."""
+
+    argv: tuple[str, ...]
+    save_as: str  # the title of its Save dialog
+    saves_in_home: bool  # its Save dialog opens in the home folder (else in the folder it started in)
+    env: dict[str, str] = dataclasses.field(default_factory=dict)  # what turns its accessibility on
+
+
+MOUSEPAD = Editor(("mousepad",), "Save As", saves_in_home=False)
+# Qt 5 asks the accessibility bus only when told to (no desktop settings daemon says so here)
+FEATHERPAD = Editor(("featherpad",), "Save as...", saves_in_home=True,
+                    env={"QT_ACCESSIBILITY": "1", "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1"})
+
+
+class AllowAll:
+    """A person who allows every question of a replay (its plan, each desktop act)."""
+
+    def ask(self, request: Any) -> Any:
+        from teachd.runner.gate import Answer
+
+        return Answer(request.id, True)
 
 
 def until(what: Callable[[], T | None], timeout: float, say: str) -> T:
@@ -279,41 +313,58 @@ def recording_on(desk: DesktopSession, env: dict[str, str], url: str, pw: Any) -
 
 
 def save_a_note(desk: DesktopSession, env: dict[str, str], url: str, pw: Any, folder: Path,
-                note: str = "Call the bank on Monday") -> tuple[Teach, Any]:
+                note: str = "Call the bank on Monday", editor: Editor = MOUSEPAD,
+                file_name: str = "notes.txt", save: str = "Return") -> tuple[Teach, tuple[int, str, str]]:
     """A person teaches "Save a note" through the recorder on the desktop
-    session: the sample app's sign-in page, then a fresh Mousepad started in ``folder``: click its text field, type ``note``,
-    Ctrl+S, "notes.txt" into the Save As dialog, Enter — until the saved
-    file's name shows in the title. The recording is still open (``finish``
-    it after closing the browser's pages)."""
+    session: the sample app's sign-in page, then a fresh ``editor`` started
+    in ``folder`` (its home ``folder/person``): click its text field, type
+    ``note`` (a line break as the Return key), Ctrl+S, ``file_name`` over
+    what the Save dialog proposes, Enter (``save``: else the dialog's button
+    of that name, clicked) — until the saved file's name shows in the title. The recording ends (the browser's pages closed) while the
+    editor is still up, as a person stops before closing the app: (the
+    recorder, what ``finish`` said)."""
     from teachd.runner.desktop import DesktopActor
 
     teach, browser = recording_on(desk, env, url, pw)
-    with desk.mousepad(folder / "person", folder) as mousepad:
-        desk.click(desk.find(mousepad.pid, "text", ""))
+    saved = (folder / "person" if editor.saves_in_home else folder) / file_name
+    with desk.editor(editor, folder / "person", folder) as app:
+        desk.place(desk.find(app.pid, "text", "").window, app.pid)  # where the person keeps it
+        desk.click(desk.find(app.pid, "text", ""))
         teach.wait_for(lambda evs: any(e["type"] == "os_click" for e in evs))
-        desk.xdo("type", "--delay", "15", note)
+        for i, line in enumerate(note.split("\n")):
+            if i:
+                desk.xdo("key", "Return")
+            desk.xdo("type", "--delay", "15", line)
         desk.xdo("key", "ctrl+s")
         teach.wait_for(lambda evs: any(e["type"] == "os_key" for e in evs))
-        until(lambda: desk.find(mousepad.pid, "text", window="Save As"), 20, "the Save As dialog's name")
+        until(lambda: desk.find(app.pid, "text", window=editor.save_as), 20, "the Save dialog's name")
         # the person sees the dialog (the recorder's look at the window) before moving to it
-        teach.wait_for(lambda evs: any(e["type"] == "os_window" and e["window"] == "Save As" for e in evs))
-        desk.place("Save As", mousepad.pid)  # what a window manager does with a new dialog
-        desk.click(until(lambda: desk.find(mousepad.pid, "text", window="Save As"), 10, "the name field"))
+        teach.wait_for(lambda evs: any(e["type"] == "os_window" and e["window"] == editor.save_as for e in evs))
+        desk.place(editor.save_as, app.pid)  # what a window manager does with a new dialog
+        desk.click(until(lambda: desk.find(app.pid, "text", window=editor.save_as), 10, "the name field"))
         desk.xdo("key", "ctrl+a")
-        desk.xdo("type", "--delay", "15", "notes.txt")  # in the folder the dialog opened in
-        name = desk.find(mousepad.pid, "text", window="Save As")
-        until(lambda: desk.desktop.text(name) == "notes.txt", 10, "the whole name typed")
+        desk.xdo("type", "--delay", "15", file_name)  # in the folder the dialog opened in
+        name = desk.find(app.pid, "text", window=editor.save_as)
+        until(lambda: desk.desktop.text(name) == file_name, 10, "the whole name typed")
         DesktopActor(desk.desktop, desk.display).settle(name)  # a person sees the dialog has caught up
-        desk.xdo("key", "Return")
-        until(lambda: (folder / "notes.txt").is_file(), 20, "notes.txt saved by Mousepad")
-        teach.wait_for(lambda evs: sum(e["type"] == "os_key" for e in evs) >= 2)
-        # the person sees the saved file's name in the title (the recorder's look at the window)
-        teach.wait_for(lambda evs: any(e["type"] == "os_window" and e["window"].endswith("notes.txt - Mousepad")
-                                       for e in evs))
+        if save == "Return":
+            desk.xdo("key", "Return")
+        else:
+            desk.click(desk.find(app.pid, "push button", save, window=editor.save_as), rest=1.0)
+        until(lambda: saved.is_file(), 20, f"{file_name} saved by the editor")
+        # the person sees the saved file's name in the title (the recorder's look at the window;
+        # written after the Enter or the click that saved, which hold their places)
+        teach.wait_for(lambda evs: any(e["type"] == "os_window" and file_name in e["window"]
+                                       and e["window"] != editor.save_as for e in evs))
+        return teach, stop_recording(teach, browser)
+
+
+def stop_recording(teach: Teach, browser: Any) -> tuple[int, str, str]:
+    """The person ends the recording by closing the browser's pages: what ``teachd teach`` said."""
     for context in browser.contexts:
         for page in context.pages:
             page.close()
-    return teach, browser
+    return teach.finish()
 
 
 # -- a GTK calculator nobody here wrote (Debian's galculator) -------------------------------------------
@@ -340,24 +391,23 @@ def calculator(desk: DesktopSession, home: Path, at: tuple[int, int] = (150, 120
         proc.wait()
 
 
-def teach_a_sum(desk: DesktopSession, env: dict[str, str], url: str, pw: Any, folder: Path) -> Teach:
+def teach_a_sum(desk: DesktopSession, env: dict[str, str], url: str, pw: Any,
+                folder: Path) -> tuple[Teach, tuple[int, str, str]]:
     """A person teaches "7 + 2 =" through the recorder: the page at ``url``
     first (every recording begins in the browser), then galculator's keys,
-    clicked at their centres. The recording is still open (``finish`` it)."""
+    clicked at their centres; the recording ends with the 9 on the display:
+    (the recorder, what ``finish`` said)."""
     teach, browser = recording_on(desk, env, url, pw)
     with calculator(desk, folder) as calc:
         for i, key in enumerate(CALC_KEYS, 1):
             desk.click(desk.find(calc.pid, "toggle button", key))
             teach.wait_for(lambda evs, i=i: sum(e["type"] == "os_click" for e in evs) >= i)
         until(lambda: calc_shows(desk, calc.pid) == "9", 10, "9 on the person's calculator")
-    for context in browser.contexts:
-        for page in context.pages:
-            page.close()
-    return teach
+        return teach, stop_recording(teach, browser)
 
 
 @contextlib.contextmanager
-def taught_on_desk(folder: Path, teach: Callable[[dict[str, str], str, Any], Teach]) -> Iterator[
+def taught_on_desk(folder: Path, teach: Callable[[dict[str, str], str, Any], tuple[int, str, str]]) -> Iterator[
         tuple[dict[str, str], str, Any]]:
     """A desktop task taught through the recorder by ``teach`` (given
     teachd's environment, the sample app's sign-in page every recording
@@ -379,7 +429,7 @@ def taught_on_desk(folder: Path, teach: Callable[[dict[str, str], str, Any], Tea
                PYTHONUTF8="1")
     with SampleApp(password="unused-Pw-1") as app:
         with sync_playwright() as pw:
-            code, out, err = teach(env, app.url + "/login", pw).finish()
+            code, out, err = teach(env, app.url + "/login", pw)
         assert code == 0, err[-1500:]
         slug = json.loads(out)["slug"]
         skill = open_store(Settings(home=folder / "home", owner="alice")).get(slug)

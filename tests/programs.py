@@ -31,6 +31,7 @@ PACKAGES: dict[str, tuple[str, ...]] = {
     "mousepad": ("mousepad",),
     "zenity": ("zenity",),
     "galculator": ("galculator",),
+    "featherpad": ("featherpad",),
     "xcalc": ("x11-apps",),
     "npm": ("npm", "nodejs"),
 }

@@ -176,6 +176,32 @@ def test_a_desktop_steps_effect_is_the_window_title_it_left_with_this_runs_file_
     assert f"a *Mousepad* window titled like `* - Mousepad` showing {{{{{param}}}}}" in c.body
 
 
+def test_what_a_desktop_app_showed_at_the_end_is_the_success_check_with_this_runs_values() -> None:
+    """The recorder's ``os_text``: the texts an app's window showed at the
+    end that it did not before. The typed note becomes ``{{name}}`` there
+    (another run types another note); the display's "9" stays as it is."""
+    cls, pad = "mousepad mousepad", "Untitled 1 - Mousepad"
+    editor = {"role": "text", "name": "", "path": [["frame", pad]], "app": "mousepad", "window": pad}
+    c = compile_recording(recording([
+        {"type": "page", "url": "https://app.example.com/", "title": "Home"},
+        {"type": "os_click", "x": 5, "y": 60, "button": "left", "window": pad, "window_class": cls, "target": editor},
+        {"type": "os_input", "value": "Call the bank", "target": editor, "window": pad, "window_class": cls},
+        {"type": "os_text", "window_class": cls, "texts": [
+            {"role": "text", "path": [["page tab list", ""]], "n": 0, "text": "Call the bank"},
+            {"role": "label", "path": [], "n": 2, "text": "Total: 9"}]},
+    ]))
+    steps = json.loads(c.references["references/steps.json"])
+    param = next(s["param"] for s in steps["steps"] if s["action"] == "os_type")
+    assert steps["success"]["desktop"] == [{"class": cls, "shows": [
+        {"role": "text", "path": [["page tab list", ""]], "n": 0, "text": f"{{{{{param}}}}}"},
+        {"role": "label", "path": [], "n": 2, "text": "Total: 9"}]}]
+    assert (f"- The *Mousepad* window shows “`{{{{{param}}}}}`” (text field); “Total: 9” (label): where the "
+            "demonstration ended, its own display of the effect.") in c.body
+    # a recording that read no app compiles as it always did: no such key
+    plain = compile_recording(recording([{"type": "page", "url": "https://app.example.com/", "title": "Home"}]))
+    assert "desktop" not in json.loads(plain.references["references/steps.json"])["success"]
+
+
 def test_masked_secret_forces_approval_and_never_appears() -> None:
     c = compile_recording(load_fixture())
     assert c.approval_tools == ("computer_act",)

@@ -27,8 +27,7 @@ def app() -> Any:
 
 def test_a_desktop_editor_taught_by_widget_and_final_text_replays_through_teachd_run(
         desk: DesktopSession, env: dict[str, str], app: SampleApp, pw: Any, tmp_path: Path) -> None:
-    teach, _browser = save_a_note(desk, env, app.url + "/login", pw, tmp_path)
-    code, _out, err = teach.finish()
+    teach, (code, _out, err) = save_a_note(desk, env, app.url + "/login", pw, tmp_path)
     assert code == 0, err[-1500:]
     evs = [e for e in teach.events() if e["type"].startswith("os_") and e["type"] != "os_window"]
     kinds = [e["type"] for e in evs]
@@ -46,6 +45,9 @@ def test_a_desktop_editor_taught_by_widget_and_final_text_replays_through_teachd
     assert in_dialog["window"] == "Save As" and in_dialog["target"]["window"] == "Save As", in_dialog
     assert in_dialog["target"]["role"] == "text" and in_dialog["target"]["path"][0][1] == "Save As"
     assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "Call the bank on Monday"
+    # what Mousepad showed at the end that it did not before: the note, in its text field
+    (end,) = [e for e in teach.events() if e["type"] == "os_text"]
+    assert [(t["role"], t["text"]) for t in end["texts"]] == [("text", "Call the bank on Monday")], end
     # The skill `teachd teach` saved, replayed by `teachd run` on a fresh Mousepad
     # started in another folder, with another note: judged by the file it saves.
     slug = json.loads(_out)["slug"]

@@ -42,7 +42,7 @@ def taught_skill(desk: DesktopSession,
     the note, Ctrl+S, notes.txt, Enter. Its sign-in page stays up for the
     replays (their first step goes there)."""
     tmp = tmp_path_factory.mktemp("taught")
-    with taught_on_desk(tmp, lambda env, url, pw: save_a_note(desk, env, url, pw, tmp, NOTE)[0]) as taught:
+    with taught_on_desk(tmp, lambda env, url, pw: save_a_note(desk, env, url, pw, tmp, NOTE)[1]) as taught:
         yield taught
 
 

@@ -22,14 +22,9 @@ import pytest
 
 from compiler.plan import Procedure
 from teachd.runner.desktop import DesktopHalt
-from teachd.runner.gate import Answer, Gate, Request
+from teachd.runner.gate import Gate
 from teachd.runner.replay import Halt, Replayer
-from tests.desktop import DesktopSession, calc_shows, calculator, taught_on_desk, teach_a_sum, until
-
-
-class Allow:
-    def ask(self, request: Request) -> Answer:
-        return Answer(request.id, True)
+from tests.desktop import AllowAll, DesktopSession, calc_shows, calculator, taught_on_desk, teach_a_sum, until
 
 
 @pytest.fixture(scope="module")
@@ -38,37 +33,58 @@ def taught(desk: DesktopSession, tmp_path_factory: pytest.TempPathFactory) -> It
     begins in the browser; it stays up for the replays' first step), then
     the calculator's keys clicked by the person."""
     tmp = tmp_path_factory.mktemp("calc")
-    with taught_on_desk(tmp, lambda env, url, pw: teach_a_sum(desk, env, url, pw, tmp / "person")) as taught:
+    with taught_on_desk(tmp, lambda env, url, pw: teach_a_sum(desk, env, url, pw, tmp / "person")[1]) as taught:
         yield taught[2]
-
-
-@pytest.fixture
-def on_desk(desk: DesktopSession, monkeypatch: pytest.MonkeyPatch, browser: Any) -> Iterator[tuple[Any, Any]]:
-    """The replay's process on the desktop session, and its browser page."""
-    monkeypatch.setenv("DISPLAY", desk.display)
-    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", desk.env["DBUS_SESSION_BUS_ADDRESS"])
-    context = browser.new_context()
-    yield context, context.new_page()
-    context.close()
 
 
 def replay(page: tuple[Any, Any], proc: Procedure) -> Replayer:
     context, p = page
-    r = Replayer(context, p, proc, Gate(Allow()), {}, lambda _n: "", step_timeout=10)
+    r = Replayer(context, p, proc, Gate(AllowAll()), {}, lambda _n: "", step_timeout=10)
     r.run()
     return r
 
 
-@pytest.mark.parametrize("scale", ["1", "2"])
-def test_the_taught_keys_are_clicked_at_the_usual_and_at_twice_the_scale(
-        desk: DesktopSession, taught: Procedure, on_desk: tuple[Any, Any], tmp_path: Path, scale: str) -> None:
+@pytest.mark.parametrize(("at", "env"), [
+    ((150, 120), {}),  # as taught
+    ((600, 300), {}),  # moved
+    ((150, 120), {"GTK_THEME": "Adwaita:dark", "GDK_DPI_SCALE": "1.4"}),  # dark, bigger text
+    ((100, 40), {"GDK_SCALE": "2"}),  # twice the scale
+], ids=["unchanged", "moved", "dark-theme-bigger-font", "twice-the-scale"])
+def test_the_taught_keys_are_clicked_moved_themed_and_at_twice_the_scale(
+        desk: DesktopSession, taught: Procedure, on_desk: tuple[Any, Any], tmp_path: Path,
+        at: tuple[int, int], env: dict[str, str]) -> None:
     clicks = [s for s in taught.steps if s.action == "os_click"]
     assert len(clicks) == 4
-    with calculator(desk, tmp_path / "calc", GDK_SCALE=scale) as calc:
+    with calculator(desk, tmp_path / "calc", at, **env) as calc:
         r = replay(on_desk, taught)
         until(lambda: calc_shows(desk, calc.pid) == "9", 10, f"9 on the display (it shows {calc_shows(desk, calc.pid)!r})")
     assert [s.status for s in r.results] == ["ok"] * len(taught.steps)
     assert all(s.via[-1] == "pointer" for s in r.results if s.action == "os_click"), [s.via for s in r.results]
+    # the success check read the calculator's own display: a success, proven
+    assert r.verified and not r.notes, r.notes
+
+
+def test_the_calculators_display_at_the_end_of_the_demonstration_is_the_success_check(taught: Procedure) -> None:
+    """Its display went from 0 to 9 while the person pressed the keys: the
+    one text of the window that changed, kept as what a run must show."""
+    (end,) = taught.success["desktop"]
+    assert "galculator" in end["class"]
+    assert [(t["role"], t["text"]) for t in end["shows"]] == [("text", "9")], end
+
+
+def test_keys_that_all_land_but_leave_another_result_are_not_a_success(
+        desk: DesktopSession, taught: Procedure, on_desk: tuple[Any, Any], tmp_path: Path) -> None:
+    """A calculator with a 1 already typed: every key is found and pressed,
+    and the display ends on 19, not the demonstration's 9. Unverified,
+    saying what the display shows, never a success."""
+    with calculator(desk, tmp_path / "calc") as calc:
+        desk.click(desk.find(calc.pid, "toggle button", "1"))
+        until(lambda: calc_shows(desk, calc.pid) == "1", 10, "1 on the display")
+        r = replay(on_desk, taught)
+        assert calc_shows(desk, calc.pid) == "19"
+    assert [s.status for s in r.results] == ["ok"] * len(taught.steps)
+    assert not r.verified
+    assert r.notes == ["the Galculator text field shows '19' where the demonstration ended on '9'"], r.notes
 
 
 def test_places_the_x_server_does_not_bear_out_stop_the_run_before_any_key(

@@ -92,6 +92,26 @@ def match(widgets: Iterable[Any], anchor: Mapping[str, Any]) -> Found:
                        "stopping rather than guessing", tuple(found))
 
 
+def differs(texts: Mapping[Any, str] | None, shows: Iterable[Mapping[str, Any]], klass: str) -> list[str]:
+    """Each text of ``shows`` (role, path, n, text: a place in the window and
+    what it showed) that ``texts`` (recorder.a11y ``Desktop.texts``) does
+    not show there, in words; all of them when the window is not known."""
+    from compiler.desktop import NOUNS, app_name
+
+    app = app_name(None, klass)
+    if texts is None:
+        return [f"the {app} window this run acted in cannot be read: its end is not confirmed"]
+    out = []
+    for t in shows:
+        place = (t["role"], tuple(tuple(p) for p in t["path"]), int(t["n"]))
+        now, want = texts.get(place), " ".join(str(t["text"]).split())
+        if now != want:
+            noun = NOUNS.get(str(t["role"]), str(t["role"]))
+            out.append(f"the {app} {noun} shows {now!r} where the demonstration ended on {want!r}"
+                       if now is not None else f"the {app} {noun} that showed {want!r} is not there")
+    return out
+
+
 def outside_apps(klass: str, apps: Iterable[str]) -> str | None:
     """Why acting in an app of this class asks first: it is not among those the skill was taught on."""
     taught = list(apps)

@@ -11,6 +11,8 @@ accessibility tree are imported only when a replay reaches a desktop step.
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +22,7 @@ from teachd.runner.gate import PlanStep as PlanLine
 from teachd.runner.halt import Halt, plain
 from teachd.runner.secrecy import Scrubber
 
+PLACEHOLDER = re.compile(r"\{\{([\w-]+)\}\}")  # a parameter in a text the run must show
 DESKTOP_EFFECT_TIMEOUT = 10.0  # seconds for a desktop step's window title to show what it did
 
 
@@ -37,6 +40,7 @@ class DesktopSteps:
         self.line, self.value, self.shown = line, value, shown
         self.actor: Any = None  # the desktop's hands and eyes (teachd.runner.desktop), once needed
         self.seen: int | None = None  # the last desktop step whose effect showed in its window
+        self.acted: dict[str, int] = {}  # window class → the process this run acted on there
 
     def do(self, step: PlanStep) -> list[str]:
         """A step outside the browser (teachd.runner.desktop): its widget
@@ -71,6 +75,7 @@ class DesktopSteps:
                 assert anchor is not None
                 verb = "click" if step.action == "os_click" else "type into"
                 widget = actor.find(anchor, self.step_timeout)
+                self.acted[app] = widget.pid
                 what = plain(f"{verb} {step.describe or 'a widget'}")
                 self.gate.guard(Action("computer_act", what, where, n, planned=True, shown=self.line(step)),
                                 outside)
@@ -89,6 +94,35 @@ class DesktopSteps:
             raise Halt(plain(f"step {n}: {exc}")) from None
         return via
 
+    def shows_end(self, ends: list[dict[str, Any]], timeout: float) -> list[str]:
+        """What each app the run acted in shows now, against what the
+        demonstration's showed at its end (``success.desktop``: compiler
+        ``desktop_ends``), this run's values in place of ``{{name}}``,
+        waiting up to ``timeout`` for the app to catch up. Returns what
+        differs, in words (empty: the effect showed)."""
+        from teachd.runner.desktop import differs
+
+        wanted = {}
+        for end in ends:
+            names = PLACEHOLDER.findall(" ".join(t["text"] for t in end["shows"]))
+            values = self.shown([f"{{{{{name}}}}}" for name in names])
+            wanted[end["class"]] = [{**t, "text": _filled(t["text"], values)} for t in end["shows"]]
+        deadline = time.monotonic() + timeout
+        while True:
+            off = [said for klass, shows in wanted.items()
+                   for said in differs(self._texts_of(klass), shows, klass)]
+            if not off or time.monotonic() >= deadline:
+                return [self.scrubber.scrub(said) for said in off]
+            time.sleep(0.2)
+
+    def _texts_of(self, klass: str) -> dict[Any, str] | None:
+        """The texts the app's window shows where this run acted on it (None: not known)."""
+        pid = self.acted.get(klass)
+        if pid is None or self.actor is None:
+            return None
+        got = self.actor.desktop.texts(pid)
+        return None if got is None else got[1]
+
     def _actor(self, n: int) -> Any:
         if self.actor is None:
             from recorder.a11y import NoAccessibility, open_desktop
@@ -99,3 +133,8 @@ class DesktopSteps:
             except NoAccessibility as exc:
                 raise Halt(f"step {n}: a desktop step, and {exc}") from None
         return self.actor
+
+
+def _filled(text: str, values: dict[str, str]) -> str:
+    """``text`` with this run's value in place of each ``{{name}}`` it has."""
+    return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)

@@ -14,8 +14,10 @@ check. The parts it is made of: finding a step's target
 (teachd.runner.desktop_step), and how a replay halts (teachd.runner.halt).
 
 The success check proves the effect where the demonstration showed it: the
-values this run typed on the final page (``success.shows``). A run with
-nothing checkable at its end is *unverified*, never a success.
+values this run typed on the final page (``success.shows``), and for a
+skill that ends in a desktop app what the app's window showed at the end
+(``success.desktop``). A run with nothing checkable at its end, or an end
+that differs, is *unverified*, never a success.
 """
 
 from __future__ import annotations
@@ -471,6 +473,10 @@ class Replayer:
         title = success.get("title")
         self.verified = bool(shown or title or (pattern and not matches_pattern(last_page or "", pattern))
                              or self.desk.seen == self.proc.steps[-1].n)  # a desktop save, in its title
+        if ends := success.get("desktop"):  # the apps' own display of the effect, as the demonstration ended
+            off = self.desk.shows_end(ends, SHOWS_TIMEOUT)
+            self.verified = not off
+            self.notes.extend(off)
         if not title:
             return
         decisive = not pattern or matches_pattern(last_page or "", pattern)
