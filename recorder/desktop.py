@@ -278,24 +278,29 @@ class DesktopCapture:
             under = self._windows.at_pointer()
         except Exception:  # the window went away: still outside the browser
             under = Window("", "", None)
-        # A window that closed on this very click (a dialog's Save button) is
-        # no longer under the pointer when this handler looks: where the
-        # pointer rested there a moment before, in another window, the click
-        # was in that one, on what was looked at then.
-        rested = self._hover if self._hover is not None and (self._hover.x, self._hover.y) == (x, y) \
-            and (self._hover.win.title, self._hover.win.pid) != (under.title, under.pid) else None
+        # A window that closes on this very click (a dialog's Save button) may
+        # be gone before this handler looks: where the pointer rested there a
+        # moment before, the click was on what was looked at then — when the
+        # window now under it is another, or the widget read now is in another.
+        hover = self._hover if self._hover is not None and (self._hover.x, self._hover.y) == (x, y) else None
+        rested = hover if hover is not None and (hover.win.title, hover.win.pid) != (under.title, under.pid) \
+            else None
         win = self._outside_browser(lambda: rested.win if rested is not None else under)
         slot = self.writer.reserve("os_click") if win is not None else None
         # Then what is there now, before the click's effect: what was typed,
         # the widget under the click, its picture.
         self._read_typing()
         widget = frame = None
+        if rested is None and slot is not None and win is not None:
+            widget = self._widget(lambda d: d.at(x, y, pid=win.pid, title=win.title))  # the window it was in
+            if hover is not None and hover.widget is not None and (
+                    widget is None or widget.window != hover.widget.window):
+                rested = hover  # its window closed while read: the app's other window was read instead
+            else:
+                box = crop_box({"x": x - 40, "y": y - 20, "w": 80, "h": 40}, {})
+                frame = self._frame(grab_screen(box), box, widget)
         if rested is not None:
             widget, frame = rested.widget, self._frame(rested.img, rested.box, rested.widget)
-        elif slot is not None and win is not None:
-            widget = self._widget(lambda d: d.at(x, y, pid=win.pid, title=win.title))  # the window it was in
-            box = crop_box({"x": x - 40, "y": y - 20, "w": 80, "h": 40}, {})
-            frame = self._frame(grab_screen(box), box, widget)
         self.flush(typing)
         if slot is None or win is None:
             return

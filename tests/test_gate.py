@@ -150,6 +150,43 @@ def test_a_run_grant_ends_with_its_replay_and_the_next_one_asks_again() -> None:
     assert len(approver.requests) == 2 and all(r.offers_run for r in approver.requests)
 
 
+def relabelled(n: int, kind: str = "relabelled", target: str | None = None) -> Action:
+    """Plan step ``n`` found changed (only its name; its id agreed), doing what ``target`` says."""
+    line = PlanStep(n, "click", target or f"the button {n}", "https://app.example.com/")
+    return Action("computer_act", f"click the button {n}", "https://app.example.com/", n, planned=False,
+                  shown=line, change=kind)
+
+
+def test_like_allows_a_changed_step_and_later_steps_changed_the_same_way_in_this_run_only() -> None:
+    gate, approver = gated("run", "like", "once", "once", "run", "once")
+    gate.check(planned(1))
+    gate.check(relabelled(2))  # asks, offering like
+    gate.check(relabelled(3))  # covered
+    gate.check(relabelled(4, kind="moved"))  # changed another way: asks
+    gate.check(relabelled(5, target="the button Delete"))  # would do other than its plan line: asks
+    assert [r.action.step for r in approver.requests] == [1, 2, 4, 5]
+    assert approver.requests[1].offers_like and approver.requests[1].answers == "once/like/deny"
+    decisions = [e["decision"] for e in gate.log]
+    assert decisions[1:3] == ["allowed with later steps changed the same way",
+                              "allowed: changed like step 2, which the person allowed with later steps changed "
+                              "the same way, in this run"]
+    gate.offer(None)
+    gate.offer(PLAN)  # the next run: nothing carried over
+    gate.check(planned(1))
+    gate.check(relabelled(2))
+    assert [r.action.step for r in approver.requests][-2:] == [1, 2]
+
+
+def test_like_never_covers_a_step_outside_the_scope_and_is_once_where_not_offered() -> None:
+    gate, approver = gated("run", "like", "once")
+    gate.check(planned(1))
+    gate.check(relabelled(2))
+    gate.check(relabelled(3), reason="https://elsewhere.example/ is outside the skill's allowed scope")
+    assert len(approver.requests) == 3
+    plain = Request(9, planned(4), ("taught-x",), "a loaded skill requires approval")
+    assert not plain.offers_like and Answer.offered(plain, "like") == Answer(9, True)  # like where not offered: once
+
+
 def test_once_on_the_plan_question_allows_only_that_step() -> None:
     gate, approver = gated("once", "run")
     gate.check(planned(1))
@@ -180,3 +217,34 @@ def test_terminal_approver_offers_run_only_with_a_plan_and_shows_it() -> None:
 def test_unknown_words_are_a_deny() -> None:
     for word in ("yes", "RUN ", "", "allow", "always"):
         assert not Answer.said(1, word).allow
+
+
+def test_the_approvals_queue_takes_like_only_where_the_request_offered_it(tmp_path) -> None:
+    """Through the store (the Approvals page, the run page): ``like`` to a
+    request that did not offer it is refused, nothing answered; to one that
+    did, the asking run reads ``like``."""
+    import threading
+
+    from teachd.config import Settings
+    from teachd.core.errors import BadInput
+    from teachd.store import open_store
+    from teachd.store.approvals import ApprovalQueue
+
+    queue = ApprovalQueue(open_store(Settings(home=tmp_path, owner="alice")), timeout=20)
+    plain = Request(1, planned(4), ("taught-x",), "a loaded skill requires approval").as_dict()
+    changed = Request(2, relabelled(5), ("taught-x",), "a loaded skill requires approval").as_dict()
+    said: dict[str, str] = {}
+    for name, request in (("plain", plain), ("changed", changed)):
+        t = threading.Thread(target=lambda n=name, r=request: said.__setitem__(n, queue.wait("run-1", r)))
+        t.start()
+        while not any(p.get("step") == request["step"] for p in queue.pending()):
+            threading.Event().wait(0.05)
+        pid = next(p["id"] for p in queue.pending() if p.get("step") == request["step"])
+        if name == "plain":
+            with pytest.raises(BadInput):
+                queue.answer(pid, "like")
+            queue.answer(pid, "once")
+        else:
+            queue.answer(pid, "like")
+        t.join(10)
+    assert said == {"plain": "once", "changed": "like"}

@@ -19,7 +19,8 @@ from tests.programs import BASE, BOOTSTRAP, PACKAGES, missing, need, where
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("teachd", "recorder", "compiler", "tests", "bench", "scripts")
 # calls whose first argument is an argv (a list or tuple whose first item names the program)
-STARTERS = {"run", "Popen", "check_output", "check_call", "call", "start", "_run", "create_subprocess_exec"}
+STARTERS = {"run", "Popen", "check_output", "check_call", "call", "start", "_run", "create_subprocess_exec",
+            "Editor"}  # tests.desktop.Editor: a desktop app's argv, started by DesktopSession.editor
 # calls whose first argument names a program to find
 FINDERS = {"which", "_bin", "need", "where"}
 
@@ -97,7 +98,8 @@ def test_every_program_the_code_starts_has_a_package_listed() -> None:
     stale = set(PACKAGES) - set(started)
     assert not stale, f"listed in tests/programs.py but started nowhere: {sorted(stale)}"
     # the scan sees what it must: the desktop apps the missing packages once broke
-    assert {"mousepad", "xcalc", "zenity", "openbox", "xdotool", "Xvfb", "chromium", "pg_ctl", "npm"} <= set(started)
+    assert {"mousepad", "featherpad", "xcalc", "zenity", "openbox", "xdotool", "Xvfb", "chromium", "pg_ctl",
+            "npm"} <= set(started)
 
 
 def test_make_print_debs_lists_every_package_the_programs_come_from() -> None:
@@ -107,8 +109,8 @@ def test_make_print_debs_lists_every_package_the_programs_come_from() -> None:
 
 def test_the_check_fails_when_a_package_is_dropped_from_the_makefile() -> None:
     """Dropping the desktop list (as the misordered `:=` did) is caught, program by program."""
-    assert unlisted(print_debs("DESKTOP_DEBS=")) == ["dbus-launch", "galculator", "mousepad", "openbox", "xcalc", "xprop",
-                                                     "zenity"]
+    assert unlisted(print_debs("DESKTOP_DEBS=")) == ["dbus-launch", "featherpad", "galculator", "mousepad", "openbox",
+                                                     "xcalc", "xprop", "zenity"]
     assert "postgresql" not in print_debs("TEST_DEBS=chromium xvfb")
     assert unlisted(print_debs("NPM_DEB=")) == ["npm"]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 from PIL import Image
 
@@ -51,10 +52,36 @@ def test_a_drifted_step_inside_a_run_approved_replay_asks_again(taught) -> None:
     with SampleApp(password=PASSWORD, port=port, variant=Variant(changed_labels=True)) as app:
         code, out, err = replay(env, stdin="run\ndeny\n")
         assert out["status"] == "aborted", (out, err[-1500:])
-        assert _questions(err) == 2 and err.count("[once/deny]") == 1
+        assert _questions(err) == 2 and err.count("[once/like/deny]") == 1
         halted = [s for s in out["steps"] if s["status"] == "halted"]
         assert halted and "not approved" in halted[0]["detail"]
         assert app.state.reports == []
+
+
+def test_a_relabelled_app_costs_one_answer_for_its_relabelled_steps_not_one_each(taught) -> None:
+    """The same reworded app: the first changed field's question offers
+    ``like`` — this step and later ones changed the same way (only their
+    name; their id and field name still agree), in this run. One such
+    answer, and every later relabelled field and button goes ahead without
+    asking; steps changed another way (a link found by its place, a button
+    by a loosened name) still ask, each on its own."""
+    env, port = taught
+    with SampleApp(password=PASSWORD, port=port, variant=Variant(changed_labels=True)) as app:
+        code, out, err = replay(env, stdin="run\nlike\n" + "once\n" * 10)
+        assert code == 0 and out["status"] == "success", (out.get("message"), err[-1500:])
+        asked = [int(n) for n in re.findall(r"approve\? step (\d+):", err)]
+        assert "[once/like/deny]: like" in err and "is now" in err and "still the same: its field name, its id" in err
+        reports = list(app.state.reports)
+        assert len(reports) == 1 and {k: reports[0][k] for k in EXPECTED} == EXPECTED
+    # the run's record says which steps the one answer covered, and why
+    gate = RunStore(open_store(settings_from_env(env))).one(out["run_id"])["gate"]
+    covered = [e["action"]["step"] for e in gate if str(e.get("decision")).startswith("allowed: changed like step")]
+    assert len(covered) >= 3 and not set(covered) & set(asked), (covered, asked)
+    for e in gate:  # each covered step changed only its name, an id of its own still agreeing
+        if e["action"]["step"] in covered:
+            assert "is now" in e["action"]["note"] and "its id" in e["action"]["note"], e
+    assert asked[:2] == [1, asked[1]] and asked[1] < min(covered)  # the plan, then the first changed field
+    assert len(asked) == 2 + sum(1 for e in gate if e.get("decision") == "allowed once"), asked
 
 
 def test_the_run_record_shows_each_step_with_pictures_and_no_secret(taught) -> None:

@@ -135,6 +135,9 @@ def test_on_a_phone_every_question_says_what_changed_with_its_answers_in_the_fir
             assert "its name 'Amount' is now 'Total amount'" in said or "is now 'Merchant name'" in said, said
             assert "still the same: its field name, its id" in said, said
             assert _in_first_screen(page, question.get_by_role("button", name="Allow this step"))
+            # one answer for this step and later ones changed the same way (only their names)
+            assert _in_first_screen(page, question.get_by_role(
+                "button", name="Allow this and later steps changed like this"))
             # beside the words, what was found: its crop, taken before the question, the target outlined
             found = question.locator("figure.found img")
             page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=found.element_handle(),

@@ -40,6 +40,9 @@ class Action:
     step: int | None = None
     planned: bool = False  # this replay's plan step, found exactly as taught (a run grant may cover it)
     note: str = ""  # why a plan step is asked again (it drifted from what the plan showed)
+    # a plan step found changed in a kind later steps may share (runner.match.change_kind): its
+    # question offers ``like``, which allows it and later steps changed that way, in this run
+    change: str = ""
     # a plan step as it is about to run (its plan line, from what it will really do): a `run`
     # answer covers it only when it is the line approved; kept out of the gate's log
     shown: PlanStep | None = None
@@ -171,17 +174,24 @@ class Request:
     def offers_run(self) -> bool:
         return self.plan is not None
 
+    @property
+    def offers_like(self) -> bool:
+        """Whether ``like`` may answer it: a plan step found changed in a kind later steps may share."""
+        return bool(self.action.change) and not self.show
+
     def as_dict(self) -> dict[str, object]:
         a = self.action
         total = len(self.plan.steps) if self.plan else None
         return {"step": a.step, "tool": a.tool, "action": a.target, "page": a.page, "note": a.note,
                 "skills": list(self.skills), "reason": self.reason, "offers_run": self.offers_run,
                 "plan": self.plan.as_dict() if self.plan else None, "of": total,
-                **({"show": True} if self.show else {})}
+                **({"show": True} if self.show else {}), **({"like": True} if self.offers_like else {})}
 
     @property
     def answers(self) -> str:
-        return "here/deny" if self.show else "run/once/deny" if self.offers_run else "once/deny"
+        if self.show:
+            return "here/deny"
+        return "/".join(["run"] * self.offers_run + ["once"] + ["like"] * self.offers_like + ["deny"])
 
     def key(self) -> str:
         """A digest of everything the question asks about (its plan by
@@ -204,7 +214,7 @@ class Request:
         return f"{step}{visible(a.tool)} {visible(a.target)}{where} — {visible(self.reason)}{note}{who}"
 
 
-ANSWERS = ("run", "once", "deny")
+ANSWERS = ("run", "once", "like", "deny")
 
 
 class Asking(Exception):  # noqa: N818 — not an error: the question leaves by another road
@@ -225,11 +235,20 @@ class Answer:
     why: str = ""  # a deny's reason when it is not the person's plain "no" (e.g. an answer not understood)
     run: bool = False  # allow the whole plan the request offered (only with ``allow``)
     point: tuple[float, float] | None = None  # where a request that asks where was shown (fractions)
+    like: bool = False  # allow this step and later ones changed the same way, in this run
 
     @classmethod
     def said(cls, request_id: int, word: str) -> Answer:
-        """A person's word: ``run``, ``once``; anything else is a deny."""
-        return cls(request_id, word in ("run", "once"), run=word == "run")
+        """A person's word: ``run``, ``once``, ``like``; anything else is a deny."""
+        return cls(request_id, word in ("run", "once", "like"), run=word == "run", like=word == "like")
+
+    @classmethod
+    def offered(cls, request: Request, word: str) -> Answer:
+        """A person's word to ``request``: one it did not offer (``run``
+        without a plan, ``like`` without a change to share) counts as ``once``."""
+        if (word == "run" and not request.offers_run) or (word == "like" and not request.offers_like):
+            word = "once"
+        return cls.said(request.id, word)
 
 
 class Approver(Protocol):
@@ -263,8 +282,7 @@ class PageApprover:
         if request.show:
             word, point = self.queue.wait_answer(self.run_id, request.as_dict(), self.timeout)
             return Answer(request.id, word == "here" and point is not None, point=point)
-        word = self.queue.wait(self.run_id, request.as_dict(), self.timeout)
-        return Answer.said(request.id, word if request.offers_run or word != "run" else "once")
+        return Answer.offered(request, self.queue.wait(self.run_id, request.as_dict(), self.timeout))
 
 
 class DenyAll:
@@ -296,9 +314,7 @@ class TerminalApprover:
             self.stderr.write("(no answer: deny)\n")
         elif not self.stdin.isatty():
             self.stderr.write(f"{answer}\n")
-        if answer == "run" and not request.offers_run:
-            answer = "once"  # nothing else was offered: "run" means this one
-        return Answer.said(request.id, answer)
+        return Answer.offered(request, answer)  # "run" where no plan was offered means this one
 
 
 @dataclass
@@ -312,21 +328,33 @@ class Gate:
     _plan: Plan | None = None  # the replay under way: offered with its first gated step
     _granted: Plan | None = None  # ... and approved whole (``run``)
     _covered: int = 0  # the last plan step the grant let through: the next must come after it
+    _like: dict[str, int] = field(default_factory=dict)  # change kind → the step whose ``like`` allowed it
 
     def offer(self, plan: Plan | None) -> None:
         """A replay begins (``plan``) or ends (None): a grant never outlives it."""
-        self._plan, self._granted, self._covered = plan, None, 0
+        self._plan, self._granted, self._covered, self._like = plan, None, 0, {}
 
-    def _differs(self, action: Action) -> str:
+    def _differs(self, action: Action, changed: bool = False) -> str:
         """A plan step that says what it will do (``Action.shown``): how that
-        differs from the line of the plan approved (or offered) for it."""
+        differs from the line of the plan approved (or offered) for it
+        (``changed``: a step found changed is held to its line too)."""
         plan = self._granted or self._plan
-        if plan is None or not action.planned or action.shown is None:
+        if plan is None or not (action.planned or changed) or action.shown is None:
             return ""
         line = next((s for s in plan.steps if s.n == action.step), None)
         if line is None:
             return f"step {visible(action.step)} is not in the plan"
         return difference(line, action.shown)
+
+    def _like_covers(self, action: Action) -> int | None:
+        """The step whose ``like`` answer covers this one: a step of this
+        replay's plan found changed the same way, doing what its plan line
+        shows (a step that would do anything else asks)."""
+        if not action.change or action.change not in self._like or action.step is None \
+                or action.shown is None or (self._granted or self._plan) is None \
+                or self._differs(action, changed=True):
+            return None
+        return self._like[action.change]
 
     def _grant_covers(self, action: Action) -> bool:
         plan = self._granted
@@ -397,6 +425,11 @@ class Gate:
                 self.log.append({"action": _logged(action), "skills": list(skills), "reason": reason,
                                  "decision": "allowed by this run's approval"})
                 return
+            if (by := self._like_covers(action)) is not None:
+                self.log.append({"action": _logged(action), "skills": list(skills), "reason": reason,
+                                 "decision": f"allowed: changed like step {by}, which the person allowed "
+                                             "with later steps changed the same way, in this run"})
+                return
         # The plan is offered once, with a plan step found as taught and no
         # reason of its own; a step the grant does not cover asks this one.
         offer = self._plan if (self._granted is None and action.planned and reason in (
@@ -405,12 +438,15 @@ class Gate:
         answer = self.approver.ask(request)
         granted = answer.request_id == request.id and answer.allow
         whole = granted and answer.run and offer is not None
-        decision = "allowed this run" if whole else "allowed once" if granted else "denied"
+        decision = "allowed this run" if whole else "allowed with later steps changed the same way" \
+            if granted and answer.like and request.offers_like else "allowed once" if granted else "denied"
         self.log.append({"action": _logged(action), "skills": list(skills), "reason": reason,
                          "decision": decision})
         if not granted:
             why = f" ({answer.why})" if answer.why else ""
             raise PolicyStop(f"not approved{why}: {request.describe()}")
+        if answer.like and request.offers_like:
+            self._like.setdefault(action.change, int(action.step or 0))
         if whole:
             self._granted, self._covered = offer, int(action.step or 0)
         elif action.planned and action.step is not None:

@@ -38,6 +38,7 @@ from teachd.runner.match import (
     Choice,
     agrees,
     as_taught,
+    change_kind,
     choose,
     names_of,
     what_changed,
@@ -182,6 +183,7 @@ class Found:
     css: str | None  # a CSS selector naming it alone, when it has one
     as_taught: bool  # found exactly as demonstrated
     changed: str = ""  # otherwise, how it differs from the demonstration, in words (match.what_changed)
+    kind: str = ""  # ... and the kind of that change, where later steps may change alike (match.change_kind)
 
     def look(self, js: str, arg: Any = None, timeout: float | None = None) -> Any:
         """``js`` evaluated on the target, the cheapest way it can be (teachd.runner.looks)."""
@@ -445,7 +447,9 @@ def resolve(page: Page, n: int, anchor: Anchor, step_timeout: float,
                     and as_taught(versions[0].expect, first.found, first.via)
                 changed = "" if taught else what_changed(versions[0].expect, choice.candidate.found,
                                                          choice.candidate.via)
-                return Found(_act_on(root, choice.candidate), choice, root, css, taught, changed)
+                kind = "" if taught else change_kind(versions[0].expect, choice.candidate.found,
+                                                     choice.candidate.via)
+                return Found(_act_on(root, choice.candidate), choice, root, css, taught, changed, kind)
             if remaining <= 0:
                 break
             if mark is None:  # nothing could be asked: the page is between documents

@@ -324,6 +324,28 @@ def as_taught(expect: Mapping[str, Any], found: Mapping[str, Any], via: set[str]
 _KEPT = {"test_id": "its test id", "id": "its id", "attr:name": "its field name", "attr:value": "its value"}
 
 
+RELABELLED = "relabelled"  # a change kind: only its name differs, a strong identity still agrees
+
+
+def change_kind(expect: Mapping[str, Any], found: Mapping[str, Any], via: set[str]) -> str:
+    """What kind of change a found element shows, where one answer may cover
+    the same change at later steps of a run (a relabelled app): ``relabelled``
+    when only its visible name differs and an identity the page's author
+    chose (a test id, an id, a field name) still agrees; else "" (each such
+    step asks on its own)."""
+    want, got = names_of(expect), names_of(found)
+    if not (via & STRONG) or not want or not got or words(want[0]) == words(got[0]):
+        return ""
+    tag, ftag = str(expect.get("tag") or "").lower(), str(found.get("tag") or "").lower()
+    href, fhref = expect.get("href"), (found.get("attrs") or {}).get("href")
+    place, _why = container_agrees(expect.get("container"), found.get("containers") or [])
+    if (tag and ftag and tag != ftag) or (expect.get("role") and found.get("role")
+                                          and expect.get("role") != found.get("role")) \
+            or (href and fhref and not same_link(expect, href, fhref)) or place != AGREE:
+        return ""
+    return RELABELLED
+
+
 def what_changed(expect: Mapping[str, Any], found: Mapping[str, Any], via: set[str]) -> str:
     """How a found element differs from the demonstrated one, and what
     still agreed, in words ("its name 'Amount' is now 'Total amount' — still

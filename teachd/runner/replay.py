@@ -61,6 +61,8 @@ ARRIVE_SLICE = 0.5  # seconds between looks at whether a document is still on it
 # step timeout: on a loaded machine the request a click starts may be heard of a moment after it
 ARRIVE_MIN = 2.0
 SHOW_TRIES = 3  # times a person is asked to show a step's target before the step halts
+# the gate's decisions no one was asked for (teachd.runner.gate): a grant, or a ``like`` answer, covered it
+NOT_ASKED = ("allowed by this run's approval", "allowed: changed like step")
 SHOWS_TIMEOUT = 5.0  # seconds the final page may take to show this run's values once it is there
 # The final page's visible text holds each value as whole words, case and spacing aside.
 _SHOWS = r"""needles => {
@@ -151,10 +153,12 @@ class Replayer:
                        value=line.value if value is None else value)
 
     def _guard(self, n: int, what: str, url: str, planned: bool = True, step: PlanStep | None = None,
-               target: str | None = None, value: str | None = None, changed: str = "") -> None:
+               target: str | None = None, value: str | None = None, changed: str = "",
+               kind: str = "") -> None:
         """``planned``: the step is acted on as the plan lists it (a ``run``
         answer may cover it); a drifted or repaired match is not, and its
-        question says what ``changed`` (expected vs found). ``step``:
+        question says what ``changed`` (expected vs found), and offers to
+        allow later steps changed the same ``kind`` with it. ``step``:
         the step about to act, so the gate compares what it will do with the
         plan approved (``target``, ``value``: as this replay worked them out)."""
         outside = None if in_scope(url, self.proc.scope) else self._outside_words(url)
@@ -163,11 +167,12 @@ class Replayer:
         note = "" if planned else ("found, but not exactly as demonstrated (the page changed since): "
                                    f"{differs}asked again, outside any approval of the whole run")
         line = self._line(step, target, value) if step is not None else None
-        act = Action("computer_act", what, url, n, planned=planned and not outside, note=note, shown=line)
+        act = Action("computer_act", what, url, n, planned=planned and not outside, note=note, shown=line,
+                     change="" if planned else kind)
         try:
             self.gate.guard(act, outside)
         finally:
-            self._asked = any("reason" in e and e.get("decision") != "allowed by this run's approval"
+            self._asked = any("reason" in e and not str(e.get("decision")).startswith(NOT_ASKED)
                               for e in self.gate.log[asked:])
             if self._asked:
                 self._waited += _ms(began)
@@ -395,7 +400,7 @@ class Replayer:
             self._before(step, hit.target)
         # judged by the element's own frame: a cross-origin iframe on an in-scope page is not in scope
         self._guard(n, plain(f"{action} {step.describe or ''}".strip()), hit.location(self.page),
-                    planned=hit.as_taught, step=step, changed=hit.changed)
+                    planned=hit.as_taught, step=step, changed=hit.changed, kind=hit.kind)
         if hit.as_taught:
             self._before(step, hit.target)
         self.actor.act(self.page, step, anchor, hit, self._next)

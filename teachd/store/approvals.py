@@ -6,7 +6,9 @@ daemon's Approvals page answers, because both sides meet in the store. A
 request is answered once: the first answer wins, a late one is refused. No
 answer before the timeout is a deny (the row says ``expired``); a request
 whose run was cancelled is ``withdrawn``. An allow is ``allowed`` (this step)
-or ``allowed_run`` (the whole plan the request carried). A request that asks
+or ``allowed_run`` (the whole plan the request carried), or ``allowed_like``
+(a step found changed, with later steps changed the same way in this run:
+``like``, offered only where the request says so). A request that asks
 *where* (a halted step, shown on its page's picture: ``Gate.point``) is
 answered ``here`` with the point (``shown``, the point kept beside it) or
 ``deny``; it takes no other answer, and no other request takes ``here``.
@@ -27,7 +29,8 @@ from typing import Any
 from teachd.core.errors import BadInput, NotFound
 from teachd.store.skills import SkillStore
 
-_STATE = {"run": "allowed_run", "once": "allowed", "here": "shown"}  # a person's word → the row's state
+# a person's word → the row's state
+_STATE = {"run": "allowed_run", "once": "allowed", "like": "allowed_like", "here": "shown"}
 # (anything else: denied)
 _WORD = {state: word for word, state in _STATE.items()}
 APPROVAL_TIMEOUT = 300.0  # seconds a request waits for a person; then it is a deny
@@ -93,6 +96,9 @@ class ApprovalQueue:
         where = bool(asks.get("show"))
         if word == "run" and not asks.get("offers_run"):
             raise BadInput("this request does not carry a plan: answer once or deny")
+        if word == "like" and not asks.get("like"):
+            raise BadInput("this request's step did not change in a way later steps can share: "
+                           "answer once or deny")
         if where and word not in ("here", "deny"):
             raise BadInput("this request asks where the step's target is now: answer here with x and y "
                            "(where you clicked on its picture), or deny")
