@@ -69,6 +69,27 @@ def test_a_28_step_run_from_its_form_finishes_after_one_answer_with_live_picture
             loaded = page.evaluate("() => [...document.querySelectorAll('.plan .pictures img')]"
                                    ".filter(i => i.complete && i.naturalWidth > 0).length")
             assert loaded >= 2 * 27  # before and after of every step on the page (the first opens it)
+            # a trace: a filmstrip of every step, any picture enlarged, its neighbours a key away
+            assert page.locator(".filmstrip button[data-enlarge]").count() >= 27
+            page.locator("#step-10 .pictures button[data-enlarge]").last.click()
+            dialog = page.locator("dialog#enlarged")
+            dialog.wait_for()
+            big = dialog.locator("img")
+            page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=big.element_handle())
+            assert big.evaluate("img => img.naturalWidth") >= 900  # the page after it, readable
+            assert dialog.locator("figcaption").inner_text().startswith("Step 10, after (")
+            page.keyboard.press("ArrowRight")
+            assert dialog.locator("figcaption").inner_text().startswith("Step 11, before (")
+            page.set_viewport_size({"width": 390, "height": 844})  # on a phone it fits the screen
+            box = big.bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+            page.keyboard.press("Escape")
+            dialog.wait_for(state="hidden")
+            page.set_viewport_size({"width": 1280, "height": 800})
+            # a step's crop: its target outlined, the point the act lands on marked
+            with s.api() as api:
+                crop = api.get(f"/api/runs/{run_id}/pictures/10/before")
+            assert crop.status_code == 200 and _outlined(crop.content) and _marked(crop.content)
             reports, groups = list(app.state.reports), [g["name"] for g in app.state.groups]
             assert len(reports) == 1 and reports[0]["amount"] == "63.20" and groups == ["Form approvers"]
             # unfold, 2 fields, Run, Allow this run
@@ -89,6 +110,20 @@ def _in_first_screen(page: Any, locator: Any) -> bool:
     page.evaluate("() => window.scrollTo(0, 0)")
     box = locator.bounding_box()
     return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= page.viewport_size["height"]
+
+
+def _marked(jpeg: bytes) -> bool:
+    """The crop's middle (where Playwright acts) holds the point's mark: the outline's red."""
+    import numpy as np
+    from PIL import Image
+
+    from teachd.runner.observe import OUTLINE_COLOUR, POINT
+
+    image = Image.open(io.BytesIO(jpeg)).convert("RGB")
+    pixels = np.asarray(image, dtype=np.int16)
+    cy, cx = image.height // 2, image.width // 2
+    middle = pixels[cy - POINT // 2:cy + POINT // 2 + 1, cx - POINT // 2:cx + POINT // 2 + 1]
+    return bool((np.abs(middle - np.array(OUTLINE_COLOUR)) < 60).all(axis=2).mean() > 0.5)
 
 
 def _outlined(jpeg: bytes) -> bool:

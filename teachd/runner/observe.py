@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
 
-THUMB_WIDTH = 480  # pixels: a page thumbnail on the run page
+THUMB_WIDTH = 960  # pixels: a page after its step, small on the run page, readable enlarged
 CROP_MARGIN = 24  # pixels of the page around the target in its crop
 QUALITY = 70
 SHOT_TIMEOUT_MS = 2000  # a picture is never worth stalling the replay for
 OUTLINE, OUTLINE_COLOUR = 3, (225, 29, 72)  # the target's outline in its crop: pixels, a strong red
+POINT = 6  # the radius of the mark where the act lands, in the crop's pixels
 
 
 class StepObserver(Protocol):
@@ -60,13 +61,18 @@ def crop(page: Page, target: Locator, secret_fields: list[Locator]) -> bytes | N
 
 def outlined(jpeg: bytes, box: tuple[float, float, float, float]) -> bytes:
     """The crop with the target outlined (``box``: x, y, width, height in the
-    crop's pixels), so a person sees at once which element it is."""
+    crop's pixels) and the point the act lands on marked, so a person sees at
+    once which element it is, and where."""
     from PIL import Image, ImageDraw
 
     image = Image.open(io.BytesIO(jpeg)).convert("RGB")
     x, y, w, h = box
-    ImageDraw.Draw(image).rectangle([x - OUTLINE, y - OUTLINE, x + w + OUTLINE - 1, y + h + OUTLINE - 1],
-                                    outline=OUTLINE_COLOUR, width=OUTLINE)
+    draw = ImageDraw.Draw(image)
+    draw.rectangle([x - OUTLINE, y - OUTLINE, x + w + OUTLINE - 1, y + h + OUTLINE - 1],
+                   outline=OUTLINE_COLOUR, width=OUTLINE)
+    cx, cy = x + w / 2, y + h / 2  # where the act lands: Playwright's point, the target's middle
+    draw.ellipse([cx - POINT, cy - POINT, cx + POINT, cy + POINT], fill=OUTLINE_COLOUR, outline=(255, 255, 255),
+                 width=2)
     out = io.BytesIO()
     image.save(out, "JPEG", quality=QUALITY)
     return out.getvalue()

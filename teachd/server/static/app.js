@@ -218,10 +218,67 @@ document.addEventListener('click', (ev) => {
   group.setAttribute('aria-busy', 'true');  // buttons stay enabled: focus stays where the person is
   act(() => api('POST', `/api/approvals/${seg(id)}`, {answer: word}), () => {
     flash(word === 'deny' ? 'Denied: the run stops there, with no effect.'
-      : word === 'run' ? 'Allowed for this run: every step of its plan, in order.' : 'Allowed: this step.');
+      : word === 'run' ? 'Allowed for this run: every step of its plan, in order.'
+      : word === 'like' ? 'Allowed: this step, and later steps changed the same way in this run.'
+      : 'Allowed: this step.');
     document.dispatchEvent(new CustomEvent('teachd:answered', {detail: {id, word}}));
     refreshWaiting();
   }, b).finally(() => { delete group.dataset.busy; group.removeAttribute('aria-busy'); });
+});
+
+// -- a run's pictures, enlarged: one dialog, its neighbours a step away (buttons, arrow keys) --------
+let enlarged = null;
+function enlargeDialog() {
+  if (enlarged) return enlarged;
+  enlarged = document.createElement('dialog');
+  enlarged.id = 'enlarged';
+  enlarged.setAttribute('aria-labelledby', 'enlarged-caption');
+  enlarged.innerHTML = '<figure><img alt=""><figcaption id="enlarged-caption"></figcaption></figure>'
+    + '<div class="row"><button type="button" data-move="-1">Previous</button>'
+    + '<button type="button" data-move="1">Next</button>'
+    + '<button type="button" class="primary" data-close>Close</button></div>';
+  document.body.append(enlarged);
+  enlarged.addEventListener('click', (ev) => {
+    if (ev.target === enlarged || ev.target.closest('[data-close]')) enlarged.close();
+    const move = ev.target.closest('[data-move]');
+    if (move) showEnlarged(Number(move.dataset.move));
+  });
+  enlarged.addEventListener('keydown', (ev) => {
+    if (ev.key === 'ArrowLeft' || ev.key === 'ArrowRight') {
+      ev.preventDefault();
+      showEnlarged(ev.key === 'ArrowLeft' ? -1 : 1);
+    }
+  });
+  return enlarged;
+}
+let enlargedAt = 0;
+function picturesHere() {  // every picture of the page, in order (the filmstrip's and the now-card's are steps' own)
+  return [...document.querySelectorAll('button[data-enlarge]')].filter((b) => !b.closest('.filmstrip, .now-picture'));
+}
+function showEnlarged(move) {
+  const all = picturesHere();
+  if (!all.length) return;
+  enlargedAt = Math.min(all.length - 1, Math.max(0, enlargedAt + move));
+  const img = all[enlargedAt].querySelector('img');
+  const big = enlarged.querySelector('img');
+  big.src = img.src;
+  big.alt = img.alt;
+  enlarged.querySelector('figcaption').textContent = `${img.alt} (${enlargedAt + 1} of ${all.length})`;
+  enlarged.querySelector('[data-move="-1"]').disabled = enlargedAt === 0;
+  enlarged.querySelector('[data-move="1"]').disabled = enlargedAt === all.length - 1;
+}
+document.addEventListener('click', (ev) => {
+  const b = ev.target.closest('button[data-enlarge]');
+  if (!b || !b.querySelector('img')?.src) return;
+  const all = picturesHere();
+  // a filmstrip's (or the now-card's) picture opens its step's own, where the steps show it
+  const own = b.closest('.filmstrip, .now-picture')
+    ? all.findIndex((x) => x.querySelector('img').dataset.src === b.querySelector('img').dataset.src) : all.indexOf(b);
+  enlargedAt = Math.max(0, own);
+  const dialog = enlargeDialog();
+  showEnlarged(0);
+  dialog.showModal();
+  dialog.querySelector('[data-close]').focus();
 });
 
 // -- a step not found, shown on the picture of its page: where the person clicked, as fractions --

@@ -113,7 +113,16 @@ def _now(rows: list[dict[str, Any]], total: int | None, halted: int | None) -> d
         or next((r for r in rows if (r.get("result") or {}).get("status") in ("running", "halted")), None)
     if at is None and halted is not None:
         at = next((r for r in rows if r["n"] == halted), None)
-    return {"done": done, "of": total, "step": at}  # an agent's session has no plan: no "of"
+    # the trace: each step's picture after it (else before it), in order; the card's own picture is
+    # the step it is at (its target outlined, the point it acts on marked), else the last one taken
+    film = [{"n": r["n"], "src": pics.get("after") or pics.get("before"), "kind": "after" if pics.get("after")
+             else "before"} for r in rows if (pics := (r.get("result") or {}).get("pictures") or {})]
+    pics = ((at or {}).get("result") or {}).get("pictures") or {}
+    picture = ({"n": at["n"], "src": pics.get("before") or pics.get("after"),
+                "kind": "before" if pics.get("before") else "after"} if at is not None and pics
+               else film[-1] if film and at is None else None)
+    return {"done": done, "of": total, "step": at, "film": film,  # an agent's session has no plan: no "of"
+            "picture": picture}
 
 
 def run_view(run: dict[str, Any], feedback: dict[str, str], use_only: set[str],
