@@ -71,8 +71,8 @@ def outlined(jpeg: bytes, box: tuple[float, float, float, float]) -> bytes:
     draw.rectangle([x - OUTLINE, y - OUTLINE, x + w + OUTLINE - 1, y + h + OUTLINE - 1],
                    outline=OUTLINE_COLOUR, width=OUTLINE)
     cx, cy = x + w / 2, y + h / 2  # where the act lands: Playwright's point, the target's middle
-    draw.ellipse([cx - POINT, cy - POINT, cx + POINT, cy + POINT], fill=OUTLINE_COLOUR, outline=(255, 255, 255),
-                 width=2)
+    draw.ellipse([cx - POINT, cy - POINT, cx + POINT, cy + POINT], fill=OUTLINE_COLOUR,
+                 outline=(255, 255, 255), width=2)
     out = io.BytesIO()
     image.save(out, "JPEG", quality=QUALITY)
     return out.getvalue()
