@@ -15,6 +15,7 @@ be told (an app without accessibility could be a password prompt).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -188,8 +189,9 @@ class DesktopCapture:
         ("Save As" opening, "notes.txt - Mousepad" once saved), and the
         replay checks it happened again."""
         while not self._stopped.wait(WATCH_EVERY):
-            self._read_typing()
-            self._look_at_pointer()
+            with contextlib.suppress(Exception):  # a look that failed is taken again in 0.2 s
+                self._read_typing()
+                self._look_at_pointer()
             try:
                 win = self._windows.focused()
             except Exception:  # the window went away while read: the next look tells

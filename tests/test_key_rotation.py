@@ -4,10 +4,12 @@ rotation resumes; a kill after the commit is finished by the next opening."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -32,6 +34,24 @@ def fill(store: SkillStore, skills: int = 3, versions: int = 4) -> None:
     rid = runs.new_run_id()
     runs.start(rid, {"s0": 1})
     runs.finish(rid, "success", {"message": SECRET})
+
+
+@contextlib.contextmanager
+def held_run_row(settings: Settings) -> Iterator[None]:
+    """On PostgreSQL, the run's row locked by another connection until the
+    block ends: a rotation re-encrypts every skill version (its progress
+    lines), then waits there, inside its transaction, however fast the
+    machine — so a kill after its first progress line always lands before
+    its commit. (SQLite locks the whole file: nothing to hold mid-way.)"""
+    if not settings.db_url:
+        yield
+        return
+    import psycopg
+
+    with psycopg.connect(settings.db_url) as conn:
+        conn.execute("SELECT id FROM runs FOR UPDATE").fetchall()
+        yield
+        conn.rollback()
 
 
 def env_for(settings: Settings) -> dict[str, str]:
@@ -63,13 +83,14 @@ def test_a_rotation_killed_in_its_transaction_changes_nothing_and_resumes(store:
                                                                            settings: Settings) -> None:
     fill(store, skills=60, versions=5)  # enough rows that the kill lands inside the transaction
     old_key = read_key(settings.key_path)
-    proc = subprocess.Popen([sys.executable, "-m", "teachd", "key", "rotate"], env=env_for(settings),
-                            stderr=subprocess.PIPE, text=True)
-    assert proc.stderr is not None
-    line = proc.stderr.readline()  # the first progress line: the transaction is under way
-    assert line.startswith("teachd: re-encrypted 50/"), line
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(30)
+    with held_run_row(settings):  # on PostgreSQL the rotation waits at the runs, after every version
+        proc = subprocess.Popen([sys.executable, "-m", "teachd", "key", "rotate"], env=env_for(settings),
+                                stderr=subprocess.PIPE, text=True)
+        assert proc.stderr is not None
+        line = proc.stderr.readline()  # the first progress line: the transaction is under way
+        assert line.startswith("teachd: re-encrypted 50/"), line
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
     time.sleep(0.2)
     assert read_key(settings.key_path) == old_key and pending_key(settings.key_path).exists()
     before = open_store(settings)  # still the old key: nothing was committed

@@ -77,6 +77,21 @@ class Report:
         return f"step {bad.n}, {bad.target} — {bad.status}" + (f" ({bad.detail})" if bad.detail else "")
 
 
+# a target's check → a step's status on a run page (done, halted, skipped): a check acts on nothing
+_STEP = {FOUND: "ok", NOT_CHECKED: "skipped", NOT_FOUND: "halted", AMBIGUOUS: "halted"}
+# the verdict → the run's status: healthy is every target found; unknown confirms nothing
+_STATUS = {"healthy": "success", "unknown": "unverified", "needs attention": "failure"}
+
+
+def check_run(report: Report, slug: str) -> tuple[str, dict[str, Any]]:
+    """A health check of ``slug`` as a run's record (its status, its steps):
+    what the run page shows of it, as of any run."""
+    steps = [{"n": c.n, "status": _STEP.get(c.status, "halted"), "action": "look for", "target": c.target,
+              "detail": c.detail or c.status, "via": c.via} for c in report.steps]
+    message = f"health check of {slug}: {report.summary()}"
+    return _STATUS.get(report.verdict, "failure"), {"steps": steps, "message": message}
+
+
 def _may_appear_later(expect: dict[str, Any]) -> bool:
     roles = {expect.get("role"), (expect.get("container") or {}).get("role")}
     return bool(roles & _POPUP_ROLES)

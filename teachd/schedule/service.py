@@ -33,7 +33,7 @@ from teachd.core.schedules import Spec, missed_note, trigger
 from teachd.runner.policy import RunPolicy, Who
 from teachd.runner.run import RunOptions, RunOutcome, open_chromium
 from teachd.runner.secret_desk import SecretDesk, person_settings, without_secrets
-from teachd.schedule.health import probe
+from teachd.schedule.health import check_run, probe
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.jobstore import FIRE_REF, DatabaseJobStore, job_id
 from teachd.store.locks import FileLock
@@ -197,7 +197,7 @@ class ScheduleService:
         note = self._missed_note(spec, view, now)
         try:
             if spec.kind == "check":
-                outcome, run_id, detail = self._check(schedules, spec.slug)
+                outcome, run_id, detail = self._check(schedules, spec.slug, f"health check (schedule {sid})")
             else:
                 outcome, run_id, detail = self._run(schedules, view)
         except Exception as exc:  # the skill was deleted or disabled, Chromium is missing…: said, not lost
@@ -229,17 +229,31 @@ class ScheduleService:
             label = "not approved"
         return label, outcome.run_id, outcome.message
 
-    def _check(self, schedules: ScheduleStore, slug: str) -> tuple[str, str | None, str]:
+    def _check(self, schedules: ScheduleStore, slug: str, origin: str) -> tuple[str, str | None, str]:
+        """The skill's targets looked for, nothing acted on (schedule.health),
+        kept as a run of its own with a page: each target's step found, not
+        found or not checked, and the verdict (``check_run``)."""
         store = schedules.skills
         skill = store.load(slug)
         proc = Procedure.from_files(skill.current.files)
         s = self.settings if store.owner == self.store.owner else person_settings(self.settings)
         policy = RunPolicy(Who.of(s, store.owner))  # another person's probe: public places only
-        with open_chromium(RunOptions(headless=True, chromium=s.chromium,
-                                      environ=without_secrets(s.environ)), policy) as (ctx, page):
-            report = probe(ctx, page, proc)
+        runs = RunStore(store)
+        run_id = runs.new_run_id()
+        runs.start(run_id, {slug: skill.current_version})
+        try:
+            with open_chromium(RunOptions(headless=True, chromium=s.chromium,
+                                          environ=without_secrets(s.environ)), policy) as (ctx, page):
+                report = probe(ctx, page, proc)
+        except Exception as exc:
+            runs.finish(run_id, "failure", {"checked": slug, "origin": origin, "steps": [],
+                                            "message": f"the health check could not run: {exc}"})
+            raise
         schedules.set_health(slug, report.as_dict(), report.summary())
-        return report.verdict, None, report.summary()
+        status, detail = check_run(report, slug)
+        # not a run of the skill (no "slug"): nothing to run again, nothing acted on to judge
+        runs.finish(run_id, status, {**detail, "checked": slug, "origin": origin})
+        return report.verdict, run_id, report.summary()
 
     def _owners(self) -> list[str]:
         rows = self.store.db.query("SELECT DISTINCT owner FROM schedules ORDER BY owner")
