@@ -22,7 +22,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -33,6 +33,7 @@ from teachd.runner.gate import Gate  # noqa: E402
 from teachd.runner.replay import Halt, Replayer  # noqa: E402
 from teachd.store import open_store  # noqa: E402
 from tests.desktop import (  # noqa: E402
+    DARK_QSS,
     FEATHERPAD,
     AllowAll,
     DesktopSession,
@@ -43,22 +44,31 @@ from tests.desktop import (  # noqa: E402
     teach_a_sum,
 )
 
-# condition → (where the window is placed, the app's environment, a second window focused over it)
-CONDITIONS: dict[str, tuple[tuple[int, int], dict[str, str], bool]] = {
-    "unchanged": ((150, 120), {}, False),
-    "moved": ((600, 300), {}, False),
-    "dark theme, font 1.4×": ((150, 120), {"GTK_THEME": "Adwaita:dark", "GDK_DPI_SCALE": "1.4"}, False),
-    "2× scale": ((100, 40), {"GDK_SCALE": "2"}, False),
-    "a second window, focused": ((150, 120), {}, True),
+
+class Condition(NamedTuple):
+    """Where the app's window is placed (and its size), its environment, and
+    for the calculator a second one focused over it, for the editor a dark
+    style sheet."""
+
+    at: tuple[int, int]
+    env: dict[str, str] = {}
+    size: tuple[int, int] | None = None
+    second: bool = False
+    dark: bool = False
+
+
+CONDITIONS: dict[str, Condition] = {
+    "unchanged": Condition((150, 120)),
+    "moved and resized": Condition((600, 300), size=(420, 520)),
+    "dark theme, font 1.4×": Condition((150, 120), {"GTK_THEME": "Adwaita:dark", "GDK_DPI_SCALE": "1.4"}),
+    "2× scale": Condition((100, 40), {"GDK_SCALE": "2"}),
+    "a second window, focused": Condition((150, 120), second=True),
 }
-
-
-# the editor: condition → (where its window is placed, the app's environment)
-EDITOR_CONDITIONS: dict[str, tuple[tuple[int, int], dict[str, str]]] = {
-    "another note and name": ((80, 80), {}),
-    "moved": ((420, 260), {}),
-    "font 1.4×": ((80, 80), {"QT_FONT_DPI": "134"}),
-    "2× scale": ((0, 0), {"QT_SCALE_FACTOR": "2"}),
+EDITOR_CONDITIONS: dict[str, Condition] = {
+    "another note and name": Condition((80, 80)),
+    "moved and resized": Condition((420, 200), size=(560, 420)),
+    "dark theme, font 1.4×": Condition((80, 80), {"QT_FONT_DPI": "134"}, dark=True),
+    "2× scale": Condition((0, 0), {"QT_SCALE_FACTOR": "2"}),
 }
 NOTE, AGAIN = "Call the bank\non Monday", "Water the plants\nand feed the cat"
 
@@ -79,10 +89,10 @@ def baseline(desk: DesktopSession, proc: Procedure) -> str:
 
 def one(desk: DesktopSession, folder: Path, condition: str, act: Callable[[], str]) -> str:
     """Judged by the display of the calculator on top (and the one behind, untouched)."""
-    at, env, second = CONDITIONS[condition]
-    with calculator(desk, folder / "calc", at, **env) as calc:
+    at, env, size, second, _dark = CONDITIONS[condition]
+    with calculator(desk, folder / "calc", at, size, **env) as calc:
         if second:
-            with calculator(desk, folder / "calc2", (at[0] + 40, at[1] + 40), **env) as other:
+            with calculator(desk, folder / "calc2", (at[0] + 40, at[1] + 40), size, **env) as other:
                 before = calc_shows(desk, other.pid), calc_shows(desk, calc.pid)
                 said = act()
                 time.sleep(0.5)
@@ -116,10 +126,13 @@ def baseline_editor(desk: DesktopSession, proc: Procedure, values: dict[str, str
 
 def one_editor(desk: DesktopSession, folder: Path, condition: str, act: Callable[[], str]) -> str:
     """Judged by the file the editor saved in its home (the Save dialog opens there)."""
-    at, env = EDITOR_CONDITIONS[condition]
+    at, env, size, _second, dark = EDITOR_CONDITIONS[condition]
     home = folder / "home"
-    with desk.editor(FEATHERPAD, home, folder, **env) as app:
-        desk.place("Untitled", app.pid, *at)
+    (folder / "dark.qss").parent.mkdir(parents=True, exist_ok=True)
+    (folder / "dark.qss").write_text(DARK_QSS, encoding="utf-8")
+    args = ("-stylesheet", str(folder / "dark.qss")) if dark else ()
+    with desk.editor(FEATHERPAD, home, folder, args, **env) as app:
+        desk.place("Untitled", app.pid, *at, size=size)
         said = act()
         time.sleep(1)
         text = desk.desktop.text(desk.find(app.pid, "text", "")) if desk.find(app.pid, "text", "") else None

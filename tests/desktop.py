@@ -83,10 +83,12 @@ class DesktopSession:
             until(lambda: (w := self.desktop.focused(widget.pid, widget.window)) is not None and w.role == widget.role
                   and w.name == widget.name, 10, f"the {widget.role} focused")
 
-    def place(self, title: str, pid: int, x: int = 80, y: int = 80) -> None:
-        """A window moved on screen and focused, as a window manager places a new one."""
+    def place(self, title: str, pid: int, x: int = 80, y: int = 80, size: tuple[int, int] | None = None) -> None:
+        """A window moved on screen (and sized) and focused, as a window manager places a new one."""
         for wid in self.xdo("search", "--onlyvisible", "--pid", str(pid), "--name", f"^{re.escape(title)}$").split():
             self.xdo("windowmove", "--sync", wid, str(x), str(y))
+            if size is not None:
+                self.xdo("windowsize", "--sync", wid, str(size[0]), str(size[1]))
             self.xdo("windowfocus", "--sync", wid)
 
     def find(self, pid: int, role: str, name: str | None = None, window: str | None = None) -> Any:
@@ -100,10 +102,11 @@ class DesktopSession:
         return None
 
     @contextlib.contextmanager
-    def editor(self, editor: Editor, home: Path, cwd: Path | None = None,
+    def editor(self, editor: Editor, home: Path, cwd: Path | None = None, args: tuple[str, ...] = (),
                **env: str) -> Iterator[subprocess.Popen[bytes]]:
-        """A text editor nobody here wrote, once its text field is on the accessibility bus."""
-        proc = self.start(list(editor.argv), home, cwd, **{**editor.env, **env})
+        """A text editor nobody here wrote (``args`` after its name), once its
+        text field is on the accessibility bus."""
+        proc = self.start([*editor.argv, *args], home, cwd, **{**editor.env, **env})
         try:
             until(lambda: self.find(proc.pid, "text", ""), 30, f"{editor.argv[0]}'s text field on the accessibility bus")
             yield proc
@@ -127,6 +130,8 @@ class Editor:
 
 
 MOUSEPAD = Editor(("mousepad",), "Save As", saves_in_home=False)
+# a dark theme for any Qt app: its own style sheet (Qt's -stylesheet argument), light text on dark
+DARK_QSS = "* { background-color: #1e1f22; color: #e8e8e8; selection-background-color: #3d6fb4; }"
 # Qt 5 asks the accessibility bus only when told to (no desktop settings daemon says so here)
 FEATHERPAD = Editor(("featherpad",), "Save as...", saves_in_home=True,
                     env={"QT_ACCESSIBILITY": "1", "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1"})
@@ -379,12 +384,12 @@ def calc_shows(desk: DesktopSession, pid: int) -> str:
 
 @contextlib.contextmanager
 def calculator(desk: DesktopSession, home: Path, at: tuple[int, int] = (150, 120),
-               **env: str) -> Iterator[subprocess.Popen[bytes]]:
-    """galculator, placed ``at``, once its keys are on the accessibility bus."""
+               size: tuple[int, int] | None = None, **env: str) -> Iterator[subprocess.Popen[bytes]]:
+    """galculator, placed ``at`` (and sized), once its keys are on the accessibility bus."""
     proc = desk.start(["galculator"], home, **env)
     try:
         until(lambda: desk.find(proc.pid, "toggle button", "7"), 30, "galculator's keys on the accessibility bus")
-        desk.place("galculator", proc.pid, *at)
+        desk.place("galculator", proc.pid, *at, size=size)
         yield proc
     finally:
         proc.kill()

@@ -1,7 +1,8 @@
 """Desktop replay on a Qt 5 editor nobody here wrote (Debian's FeatherPad):
 taught once through the recorder — a note of two lines, Ctrl+S, a file
 name over the one Qt's own Save dialog proposes, its Save button — then replayed
-with other values, moved, and at twice the scale (``QT_SCALE_FACTOR=2``:
+with other values, moved and resized, dark with a bigger font, and at
+twice the scale (``QT_SCALE_FACTOR=2``:
 Qt reports every place in its logical pixels, half the X server's).
 Judged by the file FeatherPad saves, and by the success check, which reads
 the note back from FeatherPad's own text field.
@@ -19,7 +20,7 @@ import pytest
 from compiler.plan import Procedure
 from teachd.runner.gate import Gate
 from teachd.runner.replay import Replayer
-from tests.desktop import FEATHERPAD, AllowAll, DesktopSession, save_a_note, taught_on_desk, until
+from tests.desktop import DARK_QSS, FEATHERPAD, AllowAll, DesktopSession, save_a_note, taught_on_desk, until
 
 NOTE = "Call the bank\non Monday"
 
@@ -61,7 +62,8 @@ def test_the_qt_editors_steps_are_taught_against_their_own_windows(taught: Proce
 
 @pytest.mark.parametrize(("condition", "at", "env"), [
     ("another note and name", (80, 80), {}),
-    ("moved", (420, 260), {}),
+    ("moved and resized", (420, 200), {}),
+    ("dark theme, bigger font", (80, 80), {"QT_FONT_DPI": "134"}),
     ("twice the scale", (0, 0), {"QT_SCALE_FACTOR": "2"}),
 ])
 def test_a_qt_editor_saves_this_runs_note_under_this_runs_name(
@@ -70,8 +72,11 @@ def test_a_qt_editor_saves_this_runs_note_under_this_runs_name(
     note, file_name = names(taught)
     home = tmp_path / "home"
     values = {note: "Water the plants\nand feed the cat", file_name: "todo.txt"}
-    with desk.editor(FEATHERPAD, home, tmp_path, **env) as app:
-        desk.place("Untitled", app.pid, *at)
+    dark = condition.startswith("dark")
+    (tmp_path / "dark.qss").write_text(DARK_QSS, encoding="utf-8")
+    args = ("-stylesheet", str(tmp_path / "dark.qss")) if dark else ()
+    with desk.editor(FEATHERPAD, home, tmp_path, args, **env) as app:
+        desk.place("Untitled", app.pid, *at, size=(560, 420) if condition.startswith("moved") else None)
         context, page = on_desk
         r = Replayer(context, page, taught, Gate(AllowAll()), values, lambda _n: "", step_timeout=10)
         r.run()

@@ -15,6 +15,7 @@ from PIL import Image
 from teachd.config import settings_from_env
 from teachd.demo.sampleapp import SampleApp
 from teachd.demo.sampleapp.pages import Variant
+from teachd.runner.observe import THUMB_WIDTH
 from teachd.store import open_store
 from teachd.store.runs import RunStore
 from tests.conftest import all_bytes_under
@@ -98,7 +99,7 @@ def test_the_run_record_shows_each_step_with_pictures_and_no_secret(taught) -> N
     clicks = [s["n"] for s in run["steps"] if s["action"] in ("click", "type")]
     assert all((n, "before") in shots and (n, "after") in shots for n in clicks)
     thumb = Image.open(io.BytesIO(runs.picture(out["run_id"], clicks[-1], "after")))
-    assert thumb.format == "JPEG" and thumb.width == 480
+    assert thumb.format == "JPEG" and thumb.width == THUMB_WIDTH  # readable, enlarged on the run page
     assert PASSWORD.encode() not in all_bytes_under(settings.home)
     assert PASSWORD not in json.dumps(run)
 

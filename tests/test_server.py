@@ -348,8 +348,12 @@ def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browse
             page.goto(s.url + "/teach")
             page.get_by_label("Task name").fill("Sign in to expenses")
             page.get_by_label("Start URL").fill(app.url + "/login")
+            # each button only where it acts: nothing records yet, so only Start
+            assert page.get_by_role("button", name="Stop and save").is_disabled()
+            assert page.get_by_role("button", name="Pause").is_disabled()
             page.get_by_role("button", name="Start").click()
             page.get_by_text("Recording “Sign in to expenses”").wait_for(timeout=30_000)
+            page.wait_for_function("() => document.getElementById('start').disabled")
             with s.api() as api:
                 cdp = api.get("/api/teach").json()["cdp_port"]
             taught_page = browser.browser_type.connect_over_cdp(f"http://127.0.0.1:{cdp}").contexts[0].pages[0]
@@ -357,6 +361,7 @@ def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browse
             # the page's controls act as the bar's: pause (a click is not recorded), resume
             page.get_by_role("button", name="Pause").click()
             page.locator("#state").get_by_text("paused").wait_for(timeout=15_000)
+            page.wait_for_function("() => document.querySelector('[data-command=pause]').disabled")
             taught_page.click("h1")
             page.get_by_role("button", name="Resume").click()
             page.wait_for_function("() => !document.getElementById('state').textContent.includes('paused')",
@@ -370,6 +375,7 @@ def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browse
             page.locator("#steps").get_by_text("the Sign in button").wait_for(timeout=15_000)
             steps = page.locator("#steps").inner_text()
             assert "type\tthe Password field masked" in steps and PASSWORD not in steps
+            assert "type\tthe Email field alice@example.com" in steps  # what was typed, as it will be saved
             # mark next field secret from the page — armed once the page says so (the recorder took it:
             # a person types on, however late the command reaches it) — then a plain field: masked
             page.get_by_role("button", name="Mark next field secret").click()
@@ -392,6 +398,7 @@ def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browse
             assert "taken back" in undone.inner_text()
             assert "\tpause" not in page.locator("#steps").inner_text()  # no raw events
             shot(page, "teach")
+            listed = page.locator("#steps tr:not(.undone)").count()
             page.get_by_role("button", name="Stop and save").click()
             page.get_by_role("link", name="taught-sign-in-to-expenses v1").click()
             assert page.url.endswith("/skills/taught-sign-in-to-expenses")
@@ -405,6 +412,38 @@ def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browse
     assert "the **Amount** field" not in described  # undone
     assert not any("heading" in d for d in described)  # the heading was clicked only while paused
     assert "description" in plan["secrets"] and "description" not in plan["parameters"]
+    assert len(plan["steps"]) == listed  # the page listed the steps the skill has, the start page's too
+
+
+def test_closing_the_recording_browser_saves_and_the_teach_page_says_so(taught, browser) -> None:
+    """The person closes the taught browser instead of pressing Stop: the
+    recorder saves, and the Teach page shows what it saved (not nothing)."""
+    env, port = taught
+    env = {k: v for k, v in env.items() if k != "DISPLAY"}
+    s = serve(env)
+    try:
+        with SampleApp(password=PASSWORD, port=port) as app:
+            page = logged_in(browser, s)
+            page.goto(s.url + "/teach")
+            page.get_by_label("Task name").fill("Open the sign in page")
+            page.get_by_label("Start URL").fill(app.url + "/login")
+            page.get_by_role("button", name="Start").click()
+            page.get_by_text("Recording “Open the sign in page”").wait_for(timeout=30_000)
+            with s.api() as api:
+                cdp = api.get("/api/teach").json()["cdp_port"]
+            taught_browser = browser.browser_type.connect_over_cdp(f"http://127.0.0.1:{cdp}")
+            taught_page = taught_browser.contexts[0].pages[0]
+            taught_page.wait_for_selector("#email")
+            taught_page.click("#email")
+            taught_page.keyboard.type("alice@example.com")
+            page.locator("#steps").get_by_text("the Email field").wait_for(timeout=15_000)
+            for context in taught_browser.contexts:
+                for p in context.pages:
+                    p.close()
+            page.get_by_role("link", name="taught-open-the-sign-in-page v1").wait_for(timeout=60_000)
+            assert page.get_by_role("button", name="Start").is_enabled()  # free for the next one
+    finally:
+        s.stop()
 
 
 def test_the_api_loads_updates_and_shows_runs_as_the_cli_does(server: Server, cli_env_runner) -> None:

@@ -153,6 +153,8 @@ class Teaching:
         self.result: dict[str, Any] | None = None
         self.repairing: dict[str, Any] | None = None  # run, step and what the bar asks to show
         self._starting: threading.Thread | None = None
+        self._stopping = False  # Stop asked: the recorder is compiling and saving
+        self._collecting = threading.Lock()
 
     def child_environ(self, owner: str) -> dict[str, str]:
         """The environment of a child started for ``owner``: the daemon's own
@@ -252,8 +254,11 @@ class Teaching:
             return {"recording": False, "busy": self._busy(), "name": "", "steps": [], "result": None,
                     "cdp_port": None, "repair": None, "starting": False}
         starting = self._starting is not None and self._starting.is_alive()
-        return {"recording": running, "name": self.name, "steps": self.steps(), "paused": self.paused(),
-                "result": self.result,
+        if not running and self.process is not None and self.result is None and not starting \
+                and not self._stopping:
+            self._collect()  # the recording browser was closed: the recorder saved, and says what
+        return {"recording": running and not self._stopping, "stopping": running and self._stopping,
+                "name": self.name, "steps": self.steps(), "paused": self.paused(), "result": self.result,
                 "cdp_port": self.process.cdp_port if self.process else None, "repair": self.repairing,
                 "starting": starting}
 
@@ -290,15 +295,25 @@ class Teaching:
         if self.process is None:
             raise NotFound("no demonstration is being recorded")
         if self.process.proc.poll() is None:
+            self._stopping = True  # the page says it is compiling, not recording, until it is saved
             self.process.proc.terminate()  # SIGTERM: the recorder stops, compiles and saves
-        code, out, err = self.process.finish(timeout=120)
-        try:
-            self.result = {"ok": code == 0, **(json.loads(out) if code == 0 else {})}
-        except ValueError:
-            self.result = {"ok": False}
-        if code != 0:
-            lines = [ln for ln in err.splitlines() if ln.startswith("teachd: error:")]
-            why = lines[-1].removeprefix("teachd: error: ") if lines else "the recording failed"
-            self.result["error"] = why
-            self.result["recording_dir"] = str(self.process.recording_dir)
+        self._collect()
         return self.status(owner)
+
+    def _collect(self) -> None:
+        """The ended recorder's result: the skill it saved, or why not (once:
+        Stop and a look at the status may both ask for it)."""
+        with self._collecting:
+            if self.process is None or self.result is not None:
+                return
+            code, out, err = self.process.finish(timeout=120)
+            result: dict[str, Any]
+            try:
+                result = {"ok": code == 0, **(json.loads(out) if code == 0 else {})}
+            except ValueError:
+                result = {"ok": False}
+            if code != 0:
+                lines = [ln for ln in err.splitlines() if ln.startswith("teachd: error:")]
+                why = lines[-1].removeprefix("teachd: error: ") if lines else "the recording failed"
+                result.update(error=why, recording_dir=str(self.process.recording_dir))
+            self.result, self._stopping = result, False

@@ -18,7 +18,9 @@ _VERBS = {"goto": "open", "dblclick": "double-click", "check": "tick", "select":
 
 
 def review(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows ``{n, action, target, masked, undone}``; ``n`` counts the kept steps."""
+    """Rows ``{n, action, target, value, masked, undone}``; ``n`` counts the
+    kept steps as the skill will (its first: opening the start page); a
+    typed value shown as typed, a masked one never (it is not in the events)."""
     undone = {int(e["undoes"]) for e in events
               if e.get("type") == "undo" and isinstance(e.get("undoes"), int)}
     kept = [e for e in events if e.get("type") != "undo"]  # fold as if nothing was taken back, then mark
@@ -28,10 +30,11 @@ def review(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     except (RecordingError, KeyError, ValueError, TypeError):  # no start event yet, or a line being written
         return []
     rows, n = [], 0
-    for step in steps[1:]:  # the first is opening the start page, which the page already names
+    for step in steps:
         gone = bool(step.seqs & undone)
         n += 0 if gone else 1
-        target = describe(step.target).replace("**", "") if step.target else (step.expect_url or step.url)
+        target = describe(step.target).replace("**", "") if step.target else (step.url or step.expect_url)
+        value = None if step.masked or step.action not in ("type", "select", "os_type") else step.value
         rows.append({"n": None if gone else n, "action": _VERBS.get(step.action, step.action),
-                     "target": target, "masked": step.masked, "undone": gone})
+                     "target": target, "value": value, "masked": step.masked, "undone": gone})
     return rows

@@ -8,11 +8,22 @@ let shownResult = '';
 function show(st) {
   // the steps as the compiler will save them (the daemon folds the events: teach/review.py)
   const fix = st.repair, rows = st.steps || [], paused = Boolean(st.paused);
+  const kept = rows.filter((r) => !r.undone).length;
   $('state').textContent = st.starting
     ? `Show me: replaying the steps before step ${fix.step} — answer them on the Approvals page`
+    : st.stopping ? `Stopped. Compiling ${kept} step${kept === 1 ? '' : 's'} into a skill and saving it…`
     : st.recording ? (fix ? `Show me — ${fix.banner.split('**').join('')}`
                           : `Recording “${st.name}” — Chromium is open` + (paused ? ' · paused: nothing you do is recorded' : ''))
     : '';
+  // each button only where it acts: Start when nothing records; the bar's commands while recording
+  const live = Boolean(st.recording) && !st.stopping;
+  $('start').disabled = live || Boolean(st.stopping) || Boolean(st.starting);
+  $('stop').disabled = !live;
+  for (const b of document.querySelectorAll('[data-command]')) {
+    const kind = b.dataset.command;
+    b.disabled = !live || (kind === 'pause' && paused) || (kind === 'resume' && !paused)
+      || (kind === 'undo' && kept <= 1) || (kind === 'mark' && paused);
+  }
   $('stop').textContent = fix ? 'Done' : 'Stop and save';
   const body = $('steps');
   body.replaceChildren();
@@ -22,6 +33,7 @@ function show(st) {
     tr.querySelector('.action').textContent = r.action;
     const target = tr.querySelector('.target');
     target.textContent = r.target + ' ';
+    if (r.value != null) { const v = document.createElement('q'); v.textContent = r.value; target.append(v, ' '); }
     if (r.masked) target.append(clone('masked-badge'));
     if (r.undone) { tr.classList.add('undone'); target.append(clone('undone-note')); }
     body.append(tr);
