@@ -12,7 +12,7 @@ from typing import Any
 from compiler.fingerprint import fingerprint
 from compiler.generated import looks_generated
 from compiler.names import describe, is_editable, item_noun, md_escape, words
-from compiler.plan import Anchor, Locator
+from compiler.plan import Anchor, Locator, crop_ref
 from compiler.secrets import MARK, mask_text, mask_url
 
 
@@ -314,6 +314,7 @@ def build_anchor(
     viewport: Mapping[str, Any],
     frame_fp: Mapping[str, Any] | None = None,
     values: Mapping[str, str] | None = None,
+    crop: Mapping[str, str] | None = None,
 ) -> Anchor:
     """``frame_fp`` is the recorder's fingerprint of the crop, taken while it
     still held the pixels; without it the crop is decoded here. ``values``:
@@ -331,6 +332,7 @@ def build_anchor(
         expect=expect,
         geometry=geometry(target, viewport),
         fingerprint=fp,
+        crop=crop_ref(crop),
     )
 
 

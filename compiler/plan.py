@@ -15,6 +15,7 @@ taught once is byte-for-byte what it was before repairs existed.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -78,11 +79,16 @@ class Anchor:
     fingerprint: dict[str, Any] | None = None
     frame_url: str | None = None
     alternates: list[Anchor] = field(default_factory=list)
+    # where the demonstration's picture of it is: {"recording": id, "frame": "frames/….png"} — a
+    # reference, never the picture (a skill stays text); read while the recording is kept
+    crop: dict[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {"page": self.page, "describe": self.describe, "frame_url": self.frame_url,
                "locators": [loc.to_dict() for loc in self.locators], "expect": self.expect,
                "geometry": self.geometry, "fingerprint": self.fingerprint}
+        if self.crop:
+            out["crop"] = self.crop
         if self.alternates:
             out["alternates"] = [a.to_dict() for a in self.alternates]
         return out
@@ -97,7 +103,25 @@ class Anchor:
                    locators=[Locator.from_dict(x) for x in data.get("locators") or []],
                    expect=dict(data.get("expect") or {}), geometry=dict(data.get("geometry") or {}),
                    fingerprint=data.get("fingerprint"), frame_url=data.get("frame_url"),
-                   alternates=[cls.from_dict(a) for a in data.get("alternates") or []])
+                   alternates=[cls.from_dict(a) for a in data.get("alternates") or []],
+                   crop=crop_ref(data.get("crop")))
+
+
+CROP_RECORDING = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # a recording's id: a folder name
+CROP_FRAME = re.compile(r"frames/[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.png")  # a recorder's crop in it
+
+
+def crop_ref(data: Any) -> dict[str, str] | None:
+    """A demonstration's crop reference as a skill may hold it: a recording's
+    id and a frame's name, each a plain name (no path leaves the recordings'
+    folder); anything else is none."""
+    if not isinstance(data, Mapping):
+        return None
+    recording, frame = data.get("recording"), data.get("frame")
+    if not (isinstance(recording, str) and CROP_RECORDING.fullmatch(recording) and ".." not in recording
+            and isinstance(frame, str) and CROP_FRAME.fullmatch(frame) and ".." not in frame):
+        return None
+    return {"recording": recording, "frame": frame}
 
 
 @dataclass

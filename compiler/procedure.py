@@ -118,8 +118,9 @@ class _ProcedureBuilder:
             self.anchor_ids[key] = aid
             frame = self.rec.frames.get(step.frame) if step.frame else None
             typed = {name: str(p.get("default") or "") for name, p in self.params.items()}
+            crop = {"recording": self.rec.id, "frame": str(step.frame)} if frame else None
             self.anchors[aid] = build_anchor(tie_typed(step.target, typed), self.url(step.url) or "", frame,
-                                             self.viewport, step.frame_fp, typed)
+                                             self.viewport, step.frame_fp, typed, crop)
         return self.anchor_ids[key]
 
     def desktop_for(self, step: Step) -> str | None:

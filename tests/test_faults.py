@@ -49,7 +49,8 @@ def test_chromium_killed_mid_replay_halts_naming_the_step_and_the_next_call_gets
                 await asyncio.sleep(0.1)
             killed = _chromiums(mark)
             for pid in killed:
-                os.kill(pid, signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError):  # gone with its parent, killed just before
+                    os.kill(pid, signal.SIGKILL)
             result = await asyncio.wait_for(replay, 60)
             again = await client.call_tool("computer_act", {"action": "goto", "url": f"{app.url}/login"})
             return result, again, killed

@@ -180,3 +180,26 @@ def test_the_shown_values_compile_to_the_same_bytes_every_time() -> None:
     text = "Open day Join us on Saturday"
     first = compile_recording(recording(post_events(text))).references[STEPS_FILE]
     assert all(compile_recording(recording(post_events(text))).references[STEPS_FILE] == first for _ in range(3))
+
+
+def test_a_demonstrations_crop_is_referenced_by_plain_names_that_never_leave_the_recordings(tmp_path) -> None:
+    """``Anchor.crop`` (a recording's id, a frame's name) as a skill may hold
+    it: anything else is none, and a crop is read only from inside the
+    recordings' folder."""
+    from PIL import Image
+
+    from compiler.plan import crop_ref
+    from teachd.runner.observe import demonstrated_crop
+
+    good = {"recording": "rec-20261130-expense", "frame": "frames/0003.png"}
+    assert crop_ref(good) == good
+    for bad in ({"recording": "..", "frame": "frames/0003.png"}, {"recording": "r", "frame": "../../key"},
+                {"recording": "r/../../x", "frame": "frames/a.png"}, {"recording": "r", "frame": "frames/a.jpg"},
+                {"recording": "r", "frame": "frames/../a.png"}, {"recording": "r"}, "frames/a.png", None):
+        assert crop_ref(bad) is None, bad
+    recordings = tmp_path / "recordings"
+    (recordings / "rec-1" / "frames").mkdir(parents=True)
+    Image.new("RGB", (40, 20), (10, 200, 30)).save(recordings / "rec-1" / "frames" / "0001.png")
+    jpeg = demonstrated_crop(recordings, {"recording": "rec-1", "frame": "frames/0001.png"})
+    assert jpeg is not None and jpeg[:2] == b"\xff\xd8"  # a JPEG
+    assert demonstrated_crop(recordings, {"recording": "rec-2", "frame": "frames/0001.png"}) is None  # purged

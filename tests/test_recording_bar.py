@@ -241,8 +241,9 @@ def test_the_teach_page_lists_the_steps_the_compiler_will_save_with_an_undone_on
     rec = recording([dict(e) for e in events])
     rows = review([dict(e) for e in rec.events])
     assert [(r["n"], r["action"], r["target"], r["undone"]) for r in rows] == [
-        (1, "type", "the Amount field", False), (None, "click", "the Save draft button", True),
-        (2, "click", "the Submit button", False)]
+        (1, "open", "https://app.example.com/", False), (2, "type", "the Amount field", False),
+        (None, "click", "the Save draft button", True), (3, "click", "the Submit button", False)]
+    assert rows[1]["value"] == "12.00"  # what was typed, as it will be saved
     saved = json.loads(compile_recording(rec).references["references/steps.json"])["steps"]
-    assert len(saved) == 1 + sum(1 for r in rows if not r["undone"])  # the opening goto, then the same steps
+    assert len(saved) == sum(1 for r in rows if not r["undone"])  # the same steps, the opening one too
     assert review([]) == [] and review([{"type": "click"}]) == []  # nothing yet, or no start event: no rows

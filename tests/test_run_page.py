@@ -180,6 +180,12 @@ def test_on_a_phone_every_question_says_what_changed_with_its_answers_in_the_fir
             n = int(re.search(r"step (\d+)", question.locator("h2").inner_text()).group(1))
             crop = api.get(f"/api/runs/{run_id}/pictures/{n}/before")
             assert crop.status_code == 200 and _outlined(crop.content), n
+            # ... beside the demonstration's own picture of its target (its recording is kept)
+            shown = question.locator("figure.demonstrated img")
+            page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=shown.element_handle(),
+                                   timeout=15_000)
+            assert "As demonstrated" in question.inner_text()
+            assert _in_first_screen(page, question.get_by_role("button", name="Allow this step"))
             now = " ".join(page.locator(".now-card").inner_text().split())
             assert re.search(r"Waiting at step \d+ of 28", now), now
             question.get_by_role("button", name="Deny").click()

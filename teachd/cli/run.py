@@ -81,7 +81,8 @@ def run(app: App, slug: str, start_url: str | None, params: tuple[str, ...], hea
     settings = app.settings
     opts = RunOptions(params=values, start_url=start_url, headless=headless, chromium=settings.chromium,
                       display=settings.display, environ=settings.environ, profile=bound,
-                      run_setting=approval, step_timeout=step_timeout, pictures=pictures)
+                      run_setting=approval, step_timeout=step_timeout, pictures=pictures,
+                      recordings=settings.recordings_dir)
     rules = RuleStore(app.store.db, app.store.owner).tools()
     outcome = run_skill(_runs(app), rules, slug, TerminalApprover(), secrets_from_user(settings), opts,
                         Who.of(settings, app.store.owner),

@@ -35,7 +35,7 @@ SIZE_SLACK = 0.2  # a window's X size and its AT-SPI size agree within this shar
 VETO_SCORE = 0.45  # how alike the demonstrated picture must be, found elsewhere, to stop a click,
 VETO_MARGIN = 0.05  # and by how much clearer there than anywhere else (a keypad's keys look alike)
 SCALED_UP = (2.0, 3.0)  # a picture is also looked for at the scales a desktop is commonly set to
-TYPING_DELAYS = (8, 40)  # ms between keys: a second, slower go where the read-back differs
+TYPING_DELAYS = (8, 40, 120)  # ms between keys: slower goes where the read-back differs (a busy app)
 QUIET = 0.4  # seconds an app shows no change before the next step (a person sees it has caught up)
 SETTLE_MAX = 5.0
 

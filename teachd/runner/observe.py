@@ -11,6 +11,8 @@ the store."""
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -31,7 +33,35 @@ class StepObserver(Protocol):
         """A step began (``status: running``) or ended (ok, halted)."""
 
     def picture(self, n: int, kind: str, jpeg: bytes) -> None:
-        """``kind``: ``before`` (the target's crop) or ``after`` (the page)."""
+        """``kind``: ``before`` (the target's crop), ``after`` (the page), or
+        ``demonstrated`` (the demonstration's crop of a changed step's target)."""
+
+    def demonstration(self, crop: Mapping[str, str]) -> bytes | None:
+        """The demonstration's crop of a target, where it is kept (``demonstrated_crop``)."""
+
+
+def demonstrated_crop(recordings: Path, crop: Mapping[str, str]) -> bytes | None:
+    """A recorder's crop (``Anchor.crop``: a recording's id and a frame's
+    name, checked again here) as JPEG, or None where the recording is gone
+    (retention) or the reference names anything outside its folder. The
+    crop was taken with every secret field blacked out (recorder.crops)."""
+    from PIL import Image
+
+    from compiler.plan import crop_ref
+
+    ref = crop_ref(crop)
+    if ref is None:
+        return None
+    path = (recordings / ref["recording"] / ref["frame"]).resolve()
+    if not path.is_relative_to(recordings.resolve()) or not path.is_file():
+        return None
+    try:
+        with Image.open(path) as img:
+            out = io.BytesIO()
+            img.convert("RGB").save(out, "JPEG", quality=QUALITY)
+            return out.getvalue()
+    except Exception:  # noqa: BLE001 — an unreadable crop is just not shown
+        return None
 
 
 def _masks(page: Page, secret_fields: list[Locator]) -> list[Locator]:

@@ -345,6 +345,12 @@ class Replayer:
             if (jpeg := crop(self.page, target, self._secret_fields)) is not None:
                 self.observer.picture(step.n, "before", jpeg)
 
+    def _demonstrated(self, step: PlanStep, anchor: Anchor) -> None:
+        """Beside what was found, the demonstration's own picture of the target (while it is kept)."""
+        if self.observer is not None and self.observer.pictures and anchor.crop:
+            if (jpeg := self.observer.demonstration(anchor.crop)) is not None:
+                self.observer.picture(step.n, "demonstrated", jpeg)
+
     def _do(self, step: PlanStep) -> list[str]:
         """Act, then, where the demonstration went to another page, wait for it."""
         before = self.page.url
@@ -398,6 +404,7 @@ class Replayer:
             return self._show(step, exc)
         if not hit.as_taught:  # its question shows what was found: the picture is taken before it asks
             self._before(step, hit.target)
+            self._demonstrated(step, anchor)
         # judged by the element's own frame: a cross-origin iframe on an in-scope page is not in scope
         self._guard(n, plain(f"{action} {step.describe or ''}".strip()), hit.location(self.page),
                     planned=hit.as_taught, step=step, changed=hit.changed, kind=hit.kind)

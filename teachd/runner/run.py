@@ -18,12 +18,14 @@ import contextlib
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from compiler.plan import Procedure
 from recorder.browser import CAPTURE_JS
 from teachd.core.errors import BadInput, PolicyStop, Unavailable
 from teachd.runner.gate import Approver, Asking, Gate
+from teachd.runner.observe import demonstrated_crop
 from teachd.runner.plan_view import plan_of
 from teachd.runner.policy import RunPolicy, Who
 from teachd.runner.replay import STEP_TIMEOUT, Cancelled, Halt, Replayer
@@ -73,6 +75,9 @@ class RunOptions:
     # a before/after picture of each step, for the run page (~0.1 s a step): on for the runs the
     # daemon starts (a person follows them there), `teachd run --pictures` for the command line
     pictures: bool = False
+    # where demonstrations are kept: a changed step's question shows the demonstration's picture of its
+    # target beside what this run found (read while the recording is kept; None: not shown)
+    recordings: Path | None = None
 
 
 def run_skill(runs: RunStore, saved_rules: frozenset[str], slug: str, approver: Approver,
@@ -144,9 +149,16 @@ class RunWatch:
     """A replay's observer that keeps the run page's record: the plan, each
     step as it begins and ends, the pictures (teachd.runner.observe)."""
 
-    def __init__(self, runs: RunStore, run_id: str, base: dict[str, Any], pictures: bool) -> None:
+    def __init__(self, runs: RunStore, run_id: str, base: dict[str, Any], pictures: bool,
+                 recordings: Path | None = None) -> None:
         self.runs, self.run_id, self.base, self.pictures = runs, run_id, base, pictures
+        self.recordings = recordings
         self.steps: dict[int, dict[str, Any]] = {}
+
+    def demonstration(self, crop: Mapping[str, str]) -> bytes | None:
+        """The demonstration's crop of a target (compiler.plan ``Anchor.crop``),
+        as a JPEG, while its recording is kept (else None)."""
+        return demonstrated_crop(self.recordings, crop) if self.recordings is not None else None
 
     def step(self, result: dict[str, Any]) -> None:
         self.steps[int(result["n"])] = result
@@ -182,7 +194,7 @@ def replay(runs: RunStore, session: RunSession, slug: str, proc: Procedure, cont
     plan = plan_of(slug, proc, opts.params, opts.start_url)
     base = {"slug": slug, "origin": opts.origin, "used": [slug], "params": dict(opts.params),
             "start_url": opts.start_url, "plan": plan.as_dict()["steps"], "origins": list(plan.origins)}
-    watch = RunWatch(runs, run_id, base, opts.pictures)
+    watch = RunWatch(runs, run_id, base, opts.pictures, opts.recordings)
     runs.progress(run_id, watch.detail())
     # a person follows the run on its page: a step not found may be shown there, and the run goes on
     shown = ShownSteps(run_id, slug, session.versions()[slug], session.loaded[slug].current) \

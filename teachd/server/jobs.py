@@ -38,7 +38,9 @@ def run_on_the_page(runs: RunStore, settings: Settings, approvals: ApprovalQueue
     step not found may be shown (not a schedule's run: nobody watches it)."""
     opts = RunOptions(params=params, start_url=start_url, headless=not settings.display,
                       chromium=settings.chromium, display=settings.display, environ=settings.environ,
-                      profile=profile, origin=origin, run_id=run_id, pictures=True)
+                      profile=profile, origin=origin, run_id=run_id, pictures=True,
+                      # the demonstrations this daemon recorded are its owner's: shown on their runs only
+                      recordings=settings.recordings_dir if runs.owner == settings.owner else None)
     approver = PageApprover(approvals, label, timeout=timeout, points=followed)
     secret = desk_secret(settings.secret_from_env, desk, lambda: approver.run_id, [slug], timeout)
 

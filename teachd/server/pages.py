@@ -287,7 +287,8 @@ async def run_page(request: Request) -> HTMLResponse:
 
 async def approvals_page(request: Request) -> HTMLResponse:
     d = daemon(request)
-    context = {"pending": d.approvals.pending(), "asked": d.secrets.pending(), "rules": d.rules.all()}
+    pending = await run_in_threadpool(lambda: runs_api.with_evidence(d, d.approvals.pending()))
+    context = {"pending": pending, "asked": d.secrets.pending(), "rules": d.rules.all()}
     return render(request, "approvals.html", context, active="/approvals", title="Approvals",
                   scripts=("approvals.js",), part={"waiting": "_waiting.html"})
 

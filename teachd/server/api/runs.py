@@ -24,7 +24,23 @@ from teachd.server.state import Daemon
 STREAM_EVERY = 0.3  # seconds between looks at a followed run
 STREAM_MAX = 3600.0  # a stream ends after this long; the page reconnects
 _KINDS = ("before", "after")  # a step's pictures on its row
-_SERVED = (*_KINDS, "now")  # ... and the page as it was when a person was asked to show the step
+_SERVED = (*_KINDS, "now", "demonstrated")  # ... the page as it was when a person was asked to show the
+# step; and a changed step's target as the demonstration showed it (its recording's crop)
+
+
+def with_evidence(d: Daemon, pending: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Waiting questions, each with the demonstration's picture of its
+    step's target where the run kept one (``demonstrated``: its address)."""
+    shots: dict[str, set[tuple[int, str]]] = {}
+    out = []
+    for p in pending:
+        run_id, n = str(p.get("run_id") or ""), p.get("step")
+        if run_id and run_id not in shots:
+            shots[run_id] = d.runs.pictures_of(run_id)
+        has = isinstance(n, int) and (n, "demonstrated") in shots.get(run_id, set())
+        url = f"/api/runs/{run_id}/pictures/{n}/demonstrated"
+        out.append({**p, **({"demonstrated": url} if has else {})})
+    return out
 
 
 def run_view(d: Daemon, run: dict[str, Any]) -> dict[str, Any]:
@@ -35,7 +51,7 @@ def run_view(d: Daemon, run: dict[str, Any]) -> dict[str, Any]:
     pictures = {n: {k: f"/api/runs/{run_id}/pictures/{n}/{k}" for k in _KINDS if (n, k) in shots}
                 for n in sorted({n for n, _k in shots})}
     steps = [{**st, "pictures": pictures.get(int(st["n"]), {})} for st in numbered(run.get("steps"))]
-    waiting = [p for p in d.approvals.pending() if p["run_id"] == run_id]
+    waiting = with_evidence(d, [p for p in d.approvals.pending() if p["run_id"] == run_id])
     secrets = [s for s in d.secrets.pending() if s.get("run_id") == run_id]
     given, undo_left = d.runs.feedback_of(run_id, UNDO_SECONDS)
     return {**run, "steps": steps, "waiting": waiting, "secrets_waiting": secrets,
