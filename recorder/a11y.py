@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler.desktop import WINDOW_ROLES
+from compiler.desktop import WINDOW_ROLES, below_window
 
 # The roles whose text a person types and that hold a secret by nature.
 SECRET_ROLES = frozenset({"password text"})
@@ -261,6 +261,7 @@ class Desktop:
             return None
         node, wtitle, wpid, app = chosen[0]
         out: dict[TextPlace, str] = {}
+        seen: dict[tuple[str, tuple[tuple[str, str], ...]], int] = {}  # texts so far of a role at a path
         try:
             for widget in self.walk(node, wtitle, wpid, app):
                 if widget.secret or widget.role in WINDOW_ROLES:
@@ -268,8 +269,9 @@ class Desktop:
                 text = self.text(widget)
                 if text is None:
                     continue
-                below = widget.path[1:] if widget.path and widget.path[0][0] in WINDOW_ROLES else widget.path
-                n = sum(1 for role, path, _n in out if (role, path) == (widget.role, below))
+                below = tuple((r, nm) for r, nm in below_window(widget.path))
+                n = seen.get((widget.role, below), 0)
+                seen[(widget.role, below)] = n + 1
                 out[(widget.role, below, n)] = " ".join(text.split())[:MAX_TEXT + 1]
         except Exception:  # the app went away while read: nothing known
             return None

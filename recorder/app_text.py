@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from compiler.desktop import WINDOW_ROLES
+from compiler.desktop import below_window
 from compiler.secrets import looks_secret, mask_text
 from recorder.a11y import MAX_TEXT
 
@@ -59,8 +59,7 @@ class AppTexts:
     def hide(self, pid: int, role: str, path: tuple[tuple[str, str], ...]) -> None:
         """A widget the person marked secret (its path from its window down):
         whatever a widget of its role shows there is never kept."""
-        below = path[1:] if path and path[0][0] in WINDOW_ROLES else path
-        self._hidden.add((pid, role, tuple(below)))
+        self._hidden.add((pid, role, tuple((r, n) for r, n in below_window(path))))
 
     def after(self, pid: int | None, title: str, klass: str) -> None:
         """The person acted in the app's window ``title``: read it once it settles."""

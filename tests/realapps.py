@@ -128,23 +128,25 @@ def serve(python: Path, folder: Path, port: int | None = None,
     """Run the project with that interpreter until the block ends; on the
     same ``port`` as before an upgrade (a taught skill's scope is the origin)."""
     port = port or free_port()
-    # The app's own log beside its project: when a replay halts, what the server answered is there.
-    log = (folder / "runserver.log").open("a")
-    server = subprocess.Popen([str(python), "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
-                              cwd=folder, stdout=log, stderr=subprocess.STDOUT,
-                              env=teachd_env(folder, folder))
-    log.close()
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
+    server = _runserver(python, folder, port)
     while True:
         try:
             with urllib.request.urlopen(url + ready_path, timeout=5) as r:
                 if r.status == 200:
                     break
         except OSError:
+            if server.poll() is not None and time.monotonic() < deadline and _port_taken(folder):
+                # the port the skill's scope names, free when asked, taken meanwhile by another test's
+                # server on a busy machine: asked again until that one is done with it
+                time.sleep(1)
+                server = _runserver(python, folder, port)
+                continue
             if time.monotonic() > deadline or server.poll() is not None:
                 server.kill()
-                raise RuntimeError(f"runserver did not start in {folder}") from None
+                raise RuntimeError(f"runserver did not start in {folder}: "
+                                   + (folder / "runserver.log").read_text(errors="replace")[-600:]) from None
             time.sleep(0.2)
     try:
         yield Served(folder, url, port)
@@ -155,6 +157,21 @@ def serve(python: Path, folder: Path, port: int | None = None,
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait(10)
+
+
+def _runserver(python: Path, folder: Path, port: int) -> subprocess.Popen[bytes]:
+    # The app's own log beside its project: when a replay halts, what the server answered is there.
+    with (folder / "runserver.log").open("a") as log:
+        log.write(f"-- runserver on {port}\n")
+        log.flush()
+        return subprocess.Popen([str(python), "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
+                                cwd=folder, stdout=log, stderr=subprocess.STDOUT, env=teachd_env(folder, folder))
+
+
+def _port_taken(folder: Path) -> bool:
+    """Whether the last runserver in ``folder`` stopped because its port was in use."""
+    said = (folder / "runserver.log").read_text(errors="replace")
+    return said.rsplit("-- runserver on", 1)[-1].rstrip().endswith("That port is already in use.")
 
 
 def main() -> None:

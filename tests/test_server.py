@@ -338,6 +338,20 @@ def test_allow_once_unblocks_a_waiting_replay_and_deny_stops_it_with_no_effect(t
         s.stop()
 
 
+def start_teaching(page: Any, s: Server, browser: Any, name: str, url: str) -> Any:
+    """A demonstration started from the Teach page (``page``, open on it):
+    the taught browser's context, over its DevTools port, on the sign-in page."""
+    page.get_by_label("Task name").fill(name)
+    page.get_by_label("Start URL").fill(url)
+    page.get_by_role("button", name="Start").click()
+    page.get_by_text(f"Recording “{name}”").wait_for(timeout=30_000)
+    with s.api() as api:
+        cdp = api.get("/api/teach").json()["cdp_port"]
+    context = browser.browser_type.connect_over_cdp(f"http://127.0.0.1:{cdp}").contexts[0]
+    context.pages[0].wait_for_selector("#email")
+    return context
+
+
 def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browser) -> None:
     env, port = taught
     env = {k: v for k, v in env.items() if k != "DISPLAY"}  # no display: the page teaches headless
@@ -346,18 +360,11 @@ def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browse
         with SampleApp(password=PASSWORD, port=port) as app:
             page = logged_in(browser, s)
             page.goto(s.url + "/teach")
-            page.get_by_label("Task name").fill("Sign in to expenses")
-            page.get_by_label("Start URL").fill(app.url + "/login")
             # each button only where it acts: nothing records yet, so only Start
-            assert page.get_by_role("button", name="Stop and save").is_disabled()
+            assert page.get_by_role("button", name="Stop and review").is_disabled()
             assert page.get_by_role("button", name="Pause").is_disabled()
-            page.get_by_role("button", name="Start").click()
-            page.get_by_text("Recording “Sign in to expenses”").wait_for(timeout=30_000)
+            taught_page = start_teaching(page, s, browser, "Sign in to expenses", app.url + "/login").pages[0]
             page.wait_for_function("() => document.getElementById('start').disabled")
-            with s.api() as api:
-                cdp = api.get("/api/teach").json()["cdp_port"]
-            taught_page = browser.browser_type.connect_over_cdp(f"http://127.0.0.1:{cdp}").contexts[0].pages[0]
-            taught_page.wait_for_selector("#email")
             # the page's controls act as the bar's: pause (a click is not recorded), resume
             page.get_by_role("button", name="Pause").click()
             page.locator("#state").get_by_text("paused").wait_for(timeout=15_000)
@@ -399,7 +406,14 @@ def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browse
             assert "\tpause" not in page.locator("#steps").inner_text()  # no raw events
             shot(page, "teach")
             listed = page.locator("#steps tr:not(.undone)").count()
-            page.get_by_role("button", name="Stop and save").click()
+            page.get_by_role("button", name="Stop and review").click()
+            # the review: every step with its values; one left out, then saved
+            save = page.get_by_role("button", name="Save the skill")
+            save.wait_for(timeout=60_000)
+            with s.api() as api:
+                assert "slug" not in (api.get("/api/teach").json()["result"] or {})  # nothing saved yet
+            page.get_by_role("checkbox", name=re.compile(r"Keep step \d+: type the Email field")).uncheck()
+            save.click()
             page.get_by_role("link", name="taught-sign-in-to-expenses v1").click()
             assert page.url.endswith("/skills/taught-sign-in-to-expenses")
     finally:
@@ -412,12 +426,14 @@ def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browse
     assert "the **Amount** field" not in described  # undone
     assert not any("heading" in d for d in described)  # the heading was clicked only while paused
     assert "description" in plan["secrets"] and "description" not in plan["parameters"]
-    assert len(plan["steps"]) == listed  # the page listed the steps the skill has, the start page's too
+    assert len(plan["steps"]) == listed - 1  # the steps the page listed, the start page's too, less the one left out
+    assert "the **Email** field" not in described and "the **Password** field" in described
 
 
-def test_closing_the_recording_browser_saves_and_the_teach_page_says_so(taught, browser) -> None:
+def test_closing_the_recording_browser_goes_to_the_review_and_saves_from_there(taught, browser) -> None:
     """The person closes the taught browser instead of pressing Stop: the
-    recorder saves, and the Teach page shows what it saved (not nothing)."""
+    Teach page goes to the review as after Stop (never a silent save), and
+    shows what it saved."""
     env, port = taught
     env = {k: v for k, v in env.items() if k != "DISPLAY"}
     s = serve(env)
@@ -425,21 +441,14 @@ def test_closing_the_recording_browser_saves_and_the_teach_page_says_so(taught, 
         with SampleApp(password=PASSWORD, port=port) as app:
             page = logged_in(browser, s)
             page.goto(s.url + "/teach")
-            page.get_by_label("Task name").fill("Open the sign in page")
-            page.get_by_label("Start URL").fill(app.url + "/login")
-            page.get_by_role("button", name="Start").click()
-            page.get_by_text("Recording “Open the sign in page”").wait_for(timeout=30_000)
-            with s.api() as api:
-                cdp = api.get("/api/teach").json()["cdp_port"]
-            taught_browser = browser.browser_type.connect_over_cdp(f"http://127.0.0.1:{cdp}")
-            taught_page = taught_browser.contexts[0].pages[0]
-            taught_page.wait_for_selector("#email")
+            context = start_teaching(page, s, browser, "Open the sign in page", app.url + "/login")
+            taught_page = context.pages[0]
             taught_page.click("#email")
             taught_page.keyboard.type("alice@example.com")
             page.locator("#steps").get_by_text("the Email field").wait_for(timeout=15_000)
-            for context in taught_browser.contexts:
-                for p in context.pages:
-                    p.close()
+            for p in context.pages:
+                p.close()
+            page.get_by_role("button", name="Save the skill").click(timeout=60_000)  # the review, as after Stop
             page.get_by_role("link", name="taught-open-the-sign-in-page v1").wait_for(timeout=60_000)
             assert page.get_by_role("button", name="Start").is_enabled()  # free for the next one
     finally:

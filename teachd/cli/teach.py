@@ -64,10 +64,14 @@ def _stop_running(app: App, as_json: bool) -> None:
               help="Expose Chromium's DevTools on 127.0.0.1:N so automation can drive it.")
 @click.option("--headless", is_flag=True, help="No visible window (for tests and CI).")
 @click.option("--no-os-input", is_flag=True, help="Do not record desktop clicks and keys.")
+@click.option("--no-save", is_flag=True,
+              help="Record only: keep the recording for a review (the daemon's Teach page shows it); "
+                   "`teachd compile DIR --save` saves it later.")
 @json_option
 @pass_app
 def teach(app: App, name: str | None, url: str | None, repair_run: str | None, extend_scope: bool,
-          ask_on: str, cdp_port: int | None, headless: bool, no_os_input: bool, as_json: bool) -> None:
+          ask_on: str, cdp_port: int | None, headless: bool, no_os_input: bool, no_save: bool,
+          as_json: bool) -> None:
     """Record a demonstration of task NAME starting at --url, then compile and save it.
 
     A bar in the page says it is recording and shows each step as it is
@@ -126,6 +130,11 @@ def teach(app: App, name: str | None, url: str | None, repair_run: str | None, e
     _say_stopped(outcome, folder, as_json)
     if repairing:
         return save_repair(app, folder, extend_scope, as_json)
+    if no_save:
+        emit(as_json, {"recording_dir": str(folder), "saved": False},
+             f"recording {folder.name}: kept for review, not saved "
+             f"(`teachd compile {folder} --save` saves it)")
+        return None
     _save_taught(app, folder, as_json)
 
 

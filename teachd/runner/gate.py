@@ -399,7 +399,7 @@ class Gate:
         answer = self.approver.ask(request)
         shown = answer.point if answer.request_id == request.id and answer.allow else None
         self.log.append({"action": _logged(request.action), "skills": list(request.skills), "reason": reason,
-                         "decision": "shown by the person" if shown else "not shown"})
+                         "decision": "shown by the person" if shown else "not shown", "asked": True})
         if shown is not None and action.step is not None:
             self._covered = max(self._covered, action.step)
         return shown
@@ -441,7 +441,7 @@ class Gate:
         decision = "allowed this run" if whole else "allowed with later steps changed the same way" \
             if granted and answer.like and request.offers_like else "allowed once" if granted else "denied"
         self.log.append({"action": _logged(action), "skills": list(skills), "reason": reason,
-                         "decision": decision})
+                         "decision": decision, "asked": True})
         if not granted:
             why = f" ({answer.why})" if answer.why else ""
             raise PolicyStop(f"not approved{why}: {request.describe()}")

@@ -61,8 +61,6 @@ ARRIVE_SLICE = 0.5  # seconds between looks at whether a document is still on it
 # step timeout: on a loaded machine the request a click starts may be heard of a moment after it
 ARRIVE_MIN = 2.0
 SHOW_TRIES = 3  # times a person is asked to show a step's target before the step halts
-# the gate's decisions no one was asked for (teachd.runner.gate): a grant, or a ``like`` answer, covered it
-NOT_ASKED = ("allowed by this run's approval", "allowed: changed like step")
 SHOWS_TIMEOUT = 5.0  # seconds the final page may take to show this run's values once it is there
 # The final page's visible text holds each value as whole words, case and spacing aside.
 _SHOWS = r"""needles => {
@@ -172,8 +170,7 @@ class Replayer:
         try:
             self.gate.guard(act, outside)
         finally:
-            self._asked = any("reason" in e and not str(e.get("decision")).startswith(NOT_ASKED)
-                              for e in self.gate.log[asked:])
+            self._asked = any(e.get("asked") for e in self.gate.log[asked:])  # a person answered
             if self._asked:
                 self._waited += _ms(began)
 

@@ -185,7 +185,7 @@ class Teaching:
 
     def start(self, name: str, url: str, headless: bool, owner: str) -> dict[str, Any]:
         self._claim(owner)
-        flags = ["--no-os-input"] + (["--headless"] if headless else [])
+        flags = ["--no-os-input", "--no-save"] + (["--headless"] if headless else [])  # reviewed first
         environ = {**self.child_environ(owner), "TEACHD_OWNER": owner}
         self.repairing = None
         self.process, self.name, self.result = TeachProcess(environ, name, url, *flags), name, None
@@ -224,6 +224,39 @@ class Teaching:
         skill, repaired = apply_repair(store, Path(folder), lambda _origins: True)
         self.result = {"ok": True, **summary_of(skill, repaired, Path(folder))}
         return self.status(owner)
+
+    def save(self, store: SkillStore, owner: str, drop: list[int]) -> dict[str, Any]:
+        """The reviewed demonstration saved, the steps in ``drop`` (their
+        ``seq``, as the review lists them) left out."""
+        folder = self._reviewed(owner)
+        named = {row["seq"] for row in self.steps() if row.get("seq") is not None and not row["undone"]}
+        if not set(drop) <= named:
+            raise BadInput("drop names steps of this demonstration, by the seq its review lists")
+        from teachd.core.errors import component_errors
+        from teachd.teach.compile import compile_dir, save_compiled
+
+        with component_errors():
+            compiled = compile_dir(folder, drop)
+            skill = save_compiled(store, compiled, note=f"taught from {folder.name}")
+        self.result = {"ok": True, "recording_dir": str(folder), "slug": skill.slug,
+                       "version": skill.current_version, "dropped": len(drop)}
+        return self.status(owner)
+
+    def discard(self, owner: str) -> dict[str, Any]:
+        """The reviewed demonstration thrown away, its recording with it."""
+        import shutil
+
+        folder = self._reviewed(owner)
+        shutil.rmtree(folder, ignore_errors=True)
+        self.process, self.result = None, {"ok": False, "discarded": True}
+        return self.status(owner)
+
+    def _reviewed(self, owner: str) -> Path:
+        self.mine(owner)
+        result = self.result or {}
+        if not result.get("review") or not result.get("recording_dir"):
+            raise NotFound("no demonstration is waiting for its review")
+        return Path(str(result["recording_dir"]))
 
     def steps(self) -> list[dict[str, Any]]:
         """The demonstration so far as the compiler will save it (teach.review),
@@ -314,6 +347,8 @@ class Teaching:
                 result = {"ok": code == 0, **(json.loads(out) if code == 0 else {})}
             except ValueError:
                 result = {"ok": False}
+            if result.get("saved") is False:  # kept for the person's review: nothing saved yet
+                result = {"ok": True, "review": True, "recording_dir": result.get("recording_dir")}
             if code != 0:
                 lines = [ln for ln in err.splitlines() if ln.startswith("teachd: error:")]
                 why = lines[-1].removeprefix("teachd: error: ") if lines else "the recording failed"

@@ -18,7 +18,7 @@ _VERBS = {"goto": "open", "dblclick": "double-click", "check": "tick", "select":
 
 
 def review(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows ``{n, action, target, value, masked, undone}``; ``n`` counts the
+    """Rows ``{n, action, target, value, masked, undone, seq}``; ``n`` counts the
     kept steps as the skill will (its first: opening the start page); a
     typed value shown as typed, a masked one never (it is not in the events)."""
     undone = {int(e["undoes"]) for e in events
@@ -36,5 +36,7 @@ def review(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         target = describe(step.target).replace("**", "") if step.target else (step.url or step.expect_url)
         value = None if step.masked or step.action not in ("type", "select", "os_type") else step.value
         rows.append({"n": None if gone else n, "action": _VERBS.get(step.action, step.action),
-                     "target": target, "value": value, "masked": step.masked, "undone": gone})
+                     "target": target, "value": value, "masked": step.masked, "undone": gone,
+                     # the event that names it, for a review that drops it (none: the start page)
+                     "seq": min(step.seqs) if step.seqs else None})
     return rows

@@ -51,6 +51,7 @@ ROUTES: dict[str, str] = {
     "PUT /api/skills/{slug}/approval": STORE, "POST /api/skills/{slug}/restore": STORE,
     "GET /api/skills/{slug}/export": STORE, "GET /api/manifest": STORE,
     "GET /api/teach": STORE, "POST /api/teach": OWNER_ONLY, "POST /api/teach/stop": OWNER_ONLY,
+    "POST /api/teach/save": OWNER_ONLY, "POST /api/teach/discard": OWNER_ONLY,
     "POST /api/teach/command": OWNER_ONLY, "POST /api/teach/apply": OWNER_ONLY,
     "POST /api/runs/{run_id}/repair": OWNER_ONLY,
     "POST /api/skills-from-url": EGRESS,

@@ -89,9 +89,39 @@ async def teach_command(request: Request) -> JSONResponse:
 
 async def teach_stop(request: Request) -> JSONResponse:
     """
-    summary: Stop recording, compile and save; the result names the new skill
+    summary: Stop recording; the demonstration waits for its review (save or discard)
+    description: >-
+      A demonstration the Teach page started is kept for the person's review: the result says
+      `review`, its steps are listed (each with the `seq` that names it); a repair is saved at once.
     responses:
       200: {description: status with the result}
     """
     d = daemon(request)
     return JSONResponse(await run_in_threadpool(d.teaching.stop, d.user))
+
+
+async def teach_save(request: Request) -> JSONResponse:
+    """
+    summary: Save the reviewed demonstration as a skill, the steps in `drop` (their `seq`) left out
+    responses:
+      200: {description: status with the result, naming the skill}
+      400: {description: drop names no step of this demonstration}
+      404: {description: no demonstration waits for its review}
+    """
+    data = await body(request)
+    drop = data.get("drop", [])
+    if not isinstance(drop, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in drop):
+        raise BadInput("drop is a list of the steps' seq numbers, as the review lists them")
+    d = daemon(request)
+    return JSONResponse(await run_in_threadpool(d.teaching.save, d.store, d.user, drop))
+
+
+async def teach_discard(request: Request) -> JSONResponse:
+    """
+    summary: Throw the reviewed demonstration away, its recording with it
+    responses:
+      200: {description: status}
+      404: {description: no demonstration waits for its review}
+    """
+    d = daemon(request)
+    return JSONResponse(await run_in_threadpool(d.teaching.discard, d.user))

@@ -4,32 +4,53 @@
 const $ = (id) => document.getElementById(id);
 const clone = (id) => $(id).content.firstElementChild.cloneNode(true);
 
-let shownResult = '';
+let shownResult = '', shownRows = '';
+const dropped = new Set();  // the steps the person unticked at the review (their seq)
 function show(st) {
   // the steps as the compiler will save them (the daemon folds the events: teach/review.py)
   const fix = st.repair, rows = st.steps || [], paused = Boolean(st.paused);
   const kept = rows.filter((r) => !r.undone).length;
   $('state').textContent = st.starting
     ? `Show me: replaying the steps before step ${fix.step} — answer them on the Approvals page`
-    : st.stopping ? `Stopped. Compiling ${kept} step${kept === 1 ? '' : 's'} into a skill and saving it…`
+    : st.stopping ? (fix ? `Stopped. Compiling ${kept} step${kept === 1 ? '' : 's'} into the skill's next version…`
+                         : `Stopped: ${kept} step${kept === 1 ? '' : 's'}. Getting them ready for your review…`)
     : st.recording ? (fix ? `Show me — ${fix.banner.split('**').join('')}`
                           : `Recording “${st.name}” — Chromium is open` + (paused ? ' · paused: nothing you do is recorded' : ''))
     : '';
   // each button only where it acts: Start when nothing records; the bar's commands while recording
   const live = Boolean(st.recording) && !st.stopping;
-  $('start').disabled = live || Boolean(st.stopping) || Boolean(st.starting);
+  $('start').disabled = live || Boolean(st.stopping) || Boolean(st.starting)
+    || Boolean(st.result && st.result.review);  // one demonstration at a time: this one waits for its review
   $('stop').disabled = !live;
   for (const b of document.querySelectorAll('[data-command]')) {
     const kind = b.dataset.command;
     b.disabled = !live || (kind === 'pause' && paused) || (kind === 'resume' && !paused)
       || (kind === 'undo' && kept <= 1) || (kind === 'mark' && paused);
   }
-  $('stop').textContent = fix ? 'Done' : 'Stop and save';
+  const review = Boolean(st.result && st.result.review);
+  if (review) $('state').textContent = 'Review the steps: untick one to leave it out, then Save or Discard.';
+  $('stop').textContent = fix ? 'Done' : 'Stop and review';
+  const rowsKey = JSON.stringify([rows, review]);
+  if (rowsKey !== shownRows) {  // redrawn only when it changed: a tick or the focus stays where it is
+    shownRows = rowsKey;
+    drawRows(rows, review);
+  }
+  $('no-steps').hidden = rows.length > 0;
+  showResult(st, fix);
+}
+function drawRows(rows, review) {
   const body = $('steps');
   body.replaceChildren();
   for (const r of rows) {
     const tr = clone('step-row');
     tr.querySelector('.n').textContent = r.undone ? '—' : String(r.n);
+    if (review && !r.undone && r.seq != null) {
+      const keep = clone('keep-box');
+      keep.checked = !dropped.has(r.seq);
+      keep.setAttribute('aria-label', `Keep step ${r.n}: ${r.action} ${r.target}`);
+      keep.addEventListener('change', () => { if (keep.checked) dropped.delete(r.seq); else dropped.add(r.seq); });
+      tr.querySelector('.n').prepend(keep, ' ');
+    }
     tr.querySelector('.action').textContent = r.action;
     const target = tr.querySelector('.target');
     target.textContent = r.target + ' ';
@@ -38,13 +59,26 @@ function show(st) {
     if (r.undone) { tr.classList.add('undone'); target.append(clone('undone-note')); }
     body.append(tr);
   }
-  $('no-steps').hidden = rows.length > 0;
+}
+function showResult(st, fix) {
   const r = st.result, key = JSON.stringify(r || null);
   if (key === shownResult) return;
   shownResult = key;
   const out = $('result');
   out.querySelectorAll(':scope > :not(.flash)').forEach((x) => x.remove());
-  if (r && r.ok) {
+  if (r && r.review) {
+    const p = clone('review');
+    p.querySelector('[data-save]').addEventListener('click', (ev) => act(
+      () => api('POST', '/api/teach/save', {drop: [...dropped]}), (st2) => { dropped.clear(); show(st2); },
+      ev.currentTarget));
+    p.querySelector('[data-discard]').addEventListener('click', (ev) => {
+      if (!confirm('Discard this demonstration? Its recording is deleted; nothing is saved.')) return;
+      act(() => api('POST', '/api/teach/discard'), (st2) => { dropped.clear(); show(st2); }, ev.currentTarget);
+    });
+    out.prepend(p);
+  } else if (r && r.discarded) {
+    out.prepend(clone('discarded'));
+  } else if (r && r.ok) {
     const p = clone('saved'), a = p.querySelector('a');
     a.href = '/skills/' + seg(r.slug); a.textContent = `${r.slug} v${r.version}`;
     out.prepend(p);
