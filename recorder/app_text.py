@@ -96,10 +96,12 @@ class AppTexts:
     def _settled(self, pid: int, title: str | None) -> Texts | None:
         """The window's texts once two reads agree (None: gone, or never settled)."""
         last = None
-        for _ in range(SETTLE_READS):
+        for i in range(SETTLE_READS):
             now = self._read(pid, title)  # a dialog that closed: the app's active window (Desktop.texts)
             if now is not None and now == last:
                 return now[1]
+            if now is None and last is None and i:
+                return None  # twice nothing to read: the app is gone
             last = now
             time.sleep(0.1)
         return None
