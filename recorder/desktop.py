@@ -119,6 +119,11 @@ class WindowInfo:
             return self._describe(top) if top is not None else Window("", "", None)
 
 
+def _around(x: int, y: int) -> dict[str, int]:
+    """The screen box a click's picture is taken of: 80×40 around the point (and a margin)."""
+    return crop_box({"x": x - 40, "y": y - 20, "w": 80, "h": 40}, {})
+
+
 class Hover(NamedTuple):
     """What was under the resting pointer, looked at before any click: the
     window, the widget, the picture — should a click close that window
@@ -219,7 +224,7 @@ class DesktopCapture:
         if self._hover is not None and (self._hover.x, self._hover.y, self._hover.win) == (x, y, win):
             return
         widget = self._widget(lambda d: d.at(x, y, pid=win.pid, title=win.title))
-        box = crop_box({"x": x - 40, "y": y - 20, "w": 80, "h": 40}, {})
+        box = _around(x, y)
         self._hover = Hover(x, y, win, widget, grab_screen(box), box)
 
     def _read_typing(self) -> None:
@@ -299,7 +304,7 @@ class DesktopCapture:
                     widget is None or widget.window != hover.widget.window):
                 rested = hover  # its window closed while read: the app's other window was read instead
             else:
-                box = crop_box({"x": x - 40, "y": y - 20, "w": 80, "h": 40}, {})
+                box = _around(x, y)
                 frame = self._frame(grab_screen(box), box, widget)
         if rested is not None:
             widget, frame = rested.widget, self._frame(rested.img, rested.box, rested.widget)

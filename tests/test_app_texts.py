@@ -24,6 +24,14 @@ class App:
         return None if self.texts is None else ("galculator", dict(self.texts))
 
 
+def first_seen(app: App, title: str = "galculator") -> AppTexts:
+    """The app's texts read at first sight (done before the test changes them)."""
+    seen = AppTexts(app.read)
+    seen.first(7, title)
+    seen.drain()
+    return seen
+
+
 def test_the_texts_that_changed_between_first_sight_and_the_end_are_the_effect() -> None:
     app = App()
     seen = AppTexts(app.read)
@@ -38,9 +46,7 @@ def test_the_texts_that_changed_between_first_sight_and_the_end_are_the_effect()
 
 def test_an_app_gone_before_its_last_read_settled_leaves_no_check_rather_than_a_stale_one() -> None:
     app = App()
-    seen = AppTexts(app.read)
-    seen.first(7, "galculator")
-    seen.drain()
+    seen = first_seen(app)
     app.texts = {DISPLAY: "7", KEY_LABEL: "7"}
     seen.after(7, "galculator", "galculator galculator")
     assert seen.changed()[0]["texts"][0]["text"] == "7"  # the app still up: as it is now
@@ -51,9 +57,7 @@ def test_an_app_gone_before_its_last_read_settled_leaves_no_check_rather_than_a_
 
 def test_a_text_shaped_like_a_secret_is_never_kept() -> None:
     app = App()
-    seen = AppTexts(app.read)
-    seen.first(7, "a")
-    seen.drain()
+    seen = first_seen(app, "a")
     app.texts = {DISPLAY: "ghp_1A2b3C4d5E6f7G8h9I0jK1l2M3n4O5p6Q7r8", KEY_LABEL: "7"}
     seen.after(7, "a", "x x")
     assert seen.changed() == []
@@ -63,9 +67,7 @@ def test_what_a_widget_marked_secret_shows_is_never_kept() -> None:
     """A field the person marked secret (Ctrl+Alt+S) whose value has no
     secret's shape: its text is not the app's end, not on disk."""
     app = App()
-    seen = AppTexts(app.read)
-    seen.first(7, "a")
-    seen.drain()
+    seen = first_seen(app, "a")
     app.texts = {DISPLAY: "my street name", KEY_LABEL: "7"}
     seen.hide(7, "text", (("frame", "a"),))
     seen.after(7, "a", "x x")
