@@ -4,7 +4,9 @@ typed once for both sides — the compiler writes it, the runner reads it.
 ``format_version`` guards the exchange: a file written by a newer compiler is
 refused with a clear message instead of being half understood. Older files
 (version 1, before anchors carried a container and an ``href``) still load.
-A plan is written at the lowest version that holds it: 4 only where it has
+A plan is written at the lowest version that holds it: 5 only where the
+person's review kept a value fixed or added a check of their own (a runner
+that did not know them would type nothing there, or skip the check), 4 where it has
 desktop anchors (``desktop``: steps outside the browser a replay can find
 again, compiler.desktop — a runner that could not read them would lose
 them), 3 where a repair gave an anchor ``alternates`` (a runner that ignored
@@ -20,10 +22,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-FORMAT_VERSION = 4  # the newest this code reads
+FORMAT_VERSION = 5  # the newest this code reads
 BASE_FORMAT = 2  # what a plan without alternates is written as
 ALTERNATES_FORMAT = 3  # a repaired anchor's alternates
 DESKTOP_FORMAT = 4  # desktop anchors
+REVIEWED_FORMAT = 5  # a value kept fixed, or a check of the person's own (a runner must not skip either)
+PARAMETER = re.compile(r"\{\{[\w-]+\}\}")  # a success check's "{{name}}": this run's value of it
 STEPS_FILE = "references/steps.json"
 ANCHORS_FILE = "references/anchors.json"
 
@@ -147,6 +151,8 @@ class PlanStep:
     button: str | None = None
     expect: dict[str, Any] | None = None
     desktop: str | None = None  # the desktop anchor of a step outside the browser
+    value: str | None = None  # typed or chosen as demonstrated on every run (the review kept it fixed)
+    name: str | None = None  # the person's own name for the step (the review): said, never acted on
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -181,6 +187,9 @@ class Procedure:
     apps: list[str] = field(default_factory=list)  # window classes of the desktop apps it was taught on
 
     def format_version(self) -> int:
+        if any(s.value is not None for s in self.steps) or any(
+                not PARAMETER.fullmatch(str(t)) for t in self.success.get("shows") or []):
+            return REVIEWED_FORMAT
         if self.desktop:
             return DESKTOP_FORMAT
         return ALTERNATES_FORMAT if any(a.alternates for a in self.anchors.values()) else BASE_FORMAT

@@ -24,7 +24,7 @@ from compiler.plan import Anchor, PlanStep, Procedure
 from compiler.recording import Recording
 from compiler.scope import scope_of, url_pattern
 from compiler.secrets import field_hint, looks_secret, mask_text, mask_url
-from compiler.steps import DESKTOP_ACTIONS, Step, target_key, to_steps
+from compiler.steps import DESKTOP_ACTIONS, Step, review_checks, target_key, to_steps
 
 
 @dataclass
@@ -161,13 +161,17 @@ class _ProcedureBuilder:
 
     def filled(self, step: Step, out: PlanStep) -> bool:
         """A field's value (typed or chosen): a secret when the recorder
-        masked it, the field is one for secrets or the value looks like one,
-        else a parameter. True when it is a parameter."""
+        masked it, the field is one for secrets or the value looks like one;
+        else the value itself where the review kept it fixed, else a
+        parameter. True when it is not a secret."""
         entry = {"anchor": out.anchor, "step": out.n, "describe": describe(step.target)}
         if step.masked or field_hint(step.target) or looks_secret(step.value or ""):
             self.secret(step.target, entry, out)
             return False
-        self.param(step.target, step.value or "", entry, out)
+        if step.fixed:
+            out.value = step.value or ""
+        else:
+            self.param(step.target, step.value or "", entry, out)
         return True
 
     def typed(self, step: Step, out: PlanStep) -> None:
@@ -225,6 +229,8 @@ class _ProcedureBuilder:
         if (step.masked or (step.target or {}).get("role") == "password text"
                 or looks_secret(step.value or "")):
             self.secret(widget, entry, out)
+        elif step.fixed:
+            out.value = step.value or ""
         else:
             self.param(widget, step.value or "", entry, out)
 
@@ -246,7 +252,8 @@ class _ProcedureBuilder:
     def add(self, n: int, step: Step) -> None:
         """Step ``n`` of the plan: its page and anchor, what its kind adds,
         what it should lead to."""
-        out = PlanStep(n=n, action=step.action, page=self.url(step.url), tab=step.tab)
+        out = PlanStep(n=n, action=step.action, page=self.url(step.url), tab=step.tab,
+                       name=self.title(step.name))
         if aid := self.anchor_for(step):
             out.anchor, out.describe = aid, self.anchors[aid].describe
         if kind := self.kinds.get(step.action):
@@ -261,6 +268,10 @@ class _ProcedureBuilder:
         success: dict[str, Any] = {"url": success_url, "url_pattern": url_pattern(success_url),
                                    "title": self.title(self._final_title(last, success_url))}
         shows = shown_parameters(final_page_text(self.rec), self.params)
+        # the person's own checks (the review): their words, a typed value in them asked as this run's
+        checks = [_with_parameters(text, self.params) for c in review_checks(self.rec)
+                  if (text := self.title(c))]
+        shows += [c for c in checks if c not in shows]
         if shows:  # only then: a recording without the final text compiles to the bytes it always did
             success["shows"] = shows
         if ends := desktop_ends(self.rec, self.params):  # likewise: only a recording that read its apps

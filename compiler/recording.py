@@ -7,7 +7,10 @@ error naming the line.
 Optional, still v1 (older recordings lack them and read as before): a ``page``
 event's ``viewport`` ({w, h, dpr}: the page's own, a headed window minus its
 browser chrome), and one ``page_text`` event before ``stop`` ({url, title,
-text, tab}: the visible text of the page the person ended on).
+text, tab}: the visible text of the page the person ended on); and, after
+``stop``, what the person changed at the review before saving: ``undo``
+events for the steps left out, and one ``review`` event ({names: {seq: text},
+fixed: [seq], checks: [text]}) — so the recording compiles to the skill saved.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any
 FORMAT_VERSION = 1
 EVENT_TYPES = frozenset(
     {"start", "page", "click", "input", "key", "scroll", "os_click", "os_key", "os_input", "os_window",
-     "os_text", "pause", "resume", "undo", "page_text", "stop"}
+     "os_text", "pause", "resume", "undo", "page_text", "stop", "review"}
 )
 
 

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from compiler.desktop import NOUNS, app_name
 from compiler.names import md_escape
+from compiler.plan import PARAMETER
 from compiler.procedure import Built
 from compiler.recording import Recording
 
@@ -117,7 +118,7 @@ def _step_line(step: dict[str, Any], proc: Built) -> str:
         if "secret" in step:
             return (f"{verb} {{{{secret:{step['secret']}}}}} {prep} {what} — ask the user for it "
                     "at this point; never write it down, log it or repeat it.")
-        return f"{verb} {{{{{step['param']}}}}} {prep} {what}."
+        return f"{verb} {_value(step)} {prep} {what}."
     if action == "press":
         keys = "+".join([*step.get("modifiers", []), step.get("key") or ""])
         return f"Press **{md_escape(keys)}**" + (f" in {what}." if "anchor" in step else ".")
@@ -132,8 +133,16 @@ def _step_line(step: dict[str, Any], proc: Built) -> str:
         if "secret" in step:
             return (f"Outside the browser, type {{{{secret:{step['secret']}}}}} into {what} — ask the user "
                     "for it at this point; never write it down, log it or repeat it.")
-        return f"Outside the browser, type {{{{{step['param']}}}}} into {what}."
+        return f"Outside the browser, type {_value(step)} into {what}."
     return f"{action} {what}."
+
+
+def _value(step: dict[str, Any]) -> str:
+    """A typed or chosen value as the steps say it: a parameter by name, a value
+    the review kept fixed as itself (it is typed as shown, every run)."""
+    if "value" in step:
+        return f"“{md_escape(step['value'])}” (always)"
+    return f"{{{{{step['param']}}}}}"
 
 
 def _repaired_as(step: dict[str, Any], proc: Built) -> str:
@@ -155,7 +164,7 @@ def _verify_line(i: int, step: dict[str, Any], steps: list[dict[str, Any]]) -> s
         tab = " in a new tab" if expect.get("tab") else ""
         return f"the page{tab} matches `{expect['url_pattern']}`{title}"
     if step["action"] in ("type", "select"):
-        value = f"{{{{secret:{step['secret']}}}}}" if "secret" in step else f"{{{{{step['param']}}}}}"
+        value = f"{{{{secret:{step['secret']}}}}}" if "secret" in step else _value(step)
         return f"{step.get('describe', 'the field')} holds {value}"
     if step["action"] == "check":
         return f"{step.get('describe')} is {'checked' if step.get('checked', True) else 'unchecked'}"
@@ -191,10 +200,13 @@ def skill_body(display: str, date: str, proc: Built) -> str:
     lines += ["", "## Steps", ""]
     for i, step in enumerate(proc.steps):
         anchor = f" `anchor: {step['anchor']}`" if "anchor" in step else ""
-        lines.append(f"{step['n']}. {_step_line(step, proc)}{anchor}{_repaired_as(step, proc)}")
+        named = f"**{md_escape(step['name'])}** — " if step.get("name") else ""
+        lines.append(f"{step['n']}. {named}{_step_line(step, proc)}{anchor}{_repaired_as(step, proc)}")
         lines.append(f"   - page: <{step['page']}>")
         lines.append(f"   - verify: {_verify_line(i, step, proc.steps)}")
     success = proc.plan.success
+    typed = [t for t in success.get("shows") or [] if PARAMETER.fullmatch(t)]
+    checks = [t for t in success.get("shows") or [] if not PARAMETER.fullmatch(t)]
     lines += [
         "",
         "## Success check",
@@ -202,8 +214,9 @@ def skill_body(display: str, date: str, proc: Built) -> str:
         f"- The final page matches `{success.get('url_pattern')}` (`*`: any id; shown: "
         f"<{success.get('url')}>)"
         + (f" and its title is {_q(success.get('title'))}." if success.get("title") else "."),
-        *([f"- It shows this run's {', '.join(success['shows'])} (the demonstration's final page "
-           "showed the values typed: the effect, not only the address)."] if success.get("shows") else []),
+        *([f"- It shows this run's {', '.join(typed)} (the demonstration's final page "
+           "showed the values typed: the effect, not only the address)."] if typed else []),
+        *[f"- It shows {_shown_text(t)} (a check added at the review)." for t in checks],
         *_desktop_end_lines(success.get("desktop") or []),
         "",
         "## Parameters",

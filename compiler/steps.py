@@ -45,6 +45,8 @@ class Step:
     doc: int = 0  # which document (navigation) of the recording the step acted in
     extra: dict[str, Any] = field(default_factory=dict)
     seqs: set[int] = field(default_factory=set)  # the events folded into this step
+    name: str | None = None  # the person's own name for it, given at the review
+    fixed: bool = False  # its value stays as demonstrated on every run (the review said so)
 
 
 def _norm(value: Any) -> str:
@@ -110,8 +112,12 @@ def to_steps(rec: Recording) -> list[Step]:
     cause: Step | None = steps[0]  # the step the next navigation belongs to
     last_page_t = 0
     undone: set[int] = set()
+    reviewed: dict[str, Any] = {}
     for e in rec.events:
         kind = e["type"]
+        if kind == "review":  # what the person changed before saving: applied once the steps are known
+            reviewed = e
+            continue
         if kind == "undo":
             if isinstance(e.get("undoes"), int):
                 undone.add(int(e["undoes"]))
@@ -153,7 +159,33 @@ def to_steps(rec: Recording) -> list[Step]:
             cause = steps[-1]
             cause.seqs.add(int(e["seq"]))
     steps = _without_undone(steps, undone) if undone else steps
-    return _editors_known_everywhere(steps)
+    return _as_reviewed(_editors_known_everywhere(steps), reviewed)
+
+
+def review_seqs(values: Any) -> set[int]:
+    """The steps a review event names, by the seq of an event folded into
+    each (JSON keys are text: "12"); anything else is not a step."""
+    items = values.keys() if isinstance(values, dict) else values if isinstance(values, list) else []
+    return {int(v) for v in items if isinstance(v, int | str) and str(v).lstrip("-").isdigit()}
+
+
+def _as_reviewed(steps: list[Step], reviewed: dict[str, Any]) -> list[Step]:
+    """The person's names and fixed values (a ``review`` event) on the steps they name."""
+    names: dict[Any, Any] = reviewed["names"] if isinstance(reviewed.get("names"), dict) else {}
+    named = {n: str(names.get(str(n), names.get(n))) for n in review_seqs(names)}
+    fixed = review_seqs(reviewed.get("fixed"))
+    for step in steps:
+        given = [named[s] for s in sorted(step.seqs) if s in named]
+        step.name = " ".join(given[0].split())[:80] or None if given else None
+        step.fixed = bool(step.seqs & fixed)
+    return steps
+
+
+def review_checks(rec: Recording) -> list[str]:
+    """The texts the person asked the final page to show (a ``review`` event's ``checks``)."""
+    reviewed: dict[str, Any] = next((e for e in reversed(rec.events) if e["type"] == "review"), {})
+    checks: list[Any] = reviewed["checks"] if isinstance(reviewed.get("checks"), list) else []
+    return [t for t in (" ".join(str(c).split())[:200] for c in checks) if t]
 
 
 def _editors_known_everywhere(steps: list[Step]) -> list[Step]:

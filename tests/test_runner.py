@@ -9,6 +9,9 @@ import sys
 from pathlib import Path
 
 from teachd.demo.sampleapp import SampleApp
+from teachd.teach.edits import apply_edits, check_edits, edits_from, final_text_of
+from teachd.teach.process import read_events
+from teachd.teach.review import review
 from tests.conftest import all_bytes_under
 from tests.sample_task import PASSWORD, SLUG, replay
 
@@ -180,3 +183,32 @@ def test_a_final_page_without_this_runs_values_is_a_failure(taught, cli_env_runn
         code, out, err = replay(env)  # the audit log never shows the report's description
     assert code == 1 and out["status"] == "failure"
     assert "does not show this run's {{description}}" in out["message"]
+
+
+def test_a_reviewed_skill_types_its_fixed_value_and_holds_the_persons_own_check(
+        taught, cli_env_runner, tmp_path) -> None:
+    """The review kept the description fixed and added a check the final page
+    showed: the run is never asked for the description, types it as shown,
+    and succeeds where the page shows the check's words — and fails, saying
+    which, where it does not."""
+    env, port = taught
+    (folder,) = (Path(env["TEACHD_HOME"]) / "recordings").iterdir()
+    rows = review(read_events(folder))
+    described = next(r for r in rows if r["target"] == "the Description field")
+    edits = edits_from({"fixed": [described["seq"]], "checks": ["Audit log"]})
+    check_edits(edits, rows, final_text_of(folder))
+    apply_edits(folder, edits)
+    saved = cli_env_runner(env, "compile", str(folder), "--save")
+    assert saved.returncode == 0, saved.stderr
+    with SampleApp(password=PASSWORD, port=port) as app:
+        code, out, err = replay(env)
+        assert [r["description"] for r in app.state.reports] == [EXPECTED["description"]]
+    assert code == 0 and out["status"] == "success", (out.get("message"), err[-1500:])
+    refused = cli_env_runner(env, "run", SLUG, "--headless", "--json", "--param", "description=Other")
+    assert refused.returncode != 0 and "description" in refused.stderr  # not a parameter any more
+    _edit_success(env, cli_env_runner, tmp_path,
+                  lambda steps: steps["success"]["shows"].append("Nowhere on the page"))
+    with SampleApp(password=PASSWORD, port=port):
+        code, out, err = replay(env)
+    assert code == 1 and out["status"] == "failure"
+    assert "does not show “Nowhere on the page”" in out["message"]

@@ -412,22 +412,43 @@ def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browse
             save.wait_for(timeout=60_000)
             with s.api() as api:
                 assert "slug" not in (api.get("/api/teach").json()["result"] or {})  # nothing saved yet
-            page.get_by_role("checkbox", name=re.compile(r"Keep step \d+: type the Email field")).uncheck()
+            page.get_by_role("checkbox", name=re.compile(r"Keep step \d+: type the Password field")).uncheck()
+            page.get_by_role("textbox", name=re.compile(r"Name step \d+: click the Sign in button")).fill("Log in")
+            page.get_by_role("combobox", name=re.compile(r"The value of step \d+: type the Email field")
+                             ).select_option(label="a secret: asked each run, never kept")
+            check = page.get_by_role("textbox", name="A check of your own: the final page shows…")
+            check.fill("Never on that page")
+            page.get_by_role("button", name="Add check").click()
+            save.click()  # a check the final page never showed would fail every run: refused, nothing saved
+            page.get_by_text("did not show 'Never on that page'").wait_for(timeout=15_000)
+            page.get_by_role("button", name="Remove the check “Never on that page”").click()
+            check.fill("New report")
+            page.get_by_role("button", name="Add check").click()
+            assert page.get_by_text("The final page shows “New report”").is_visible()
             save.click()
             page.get_by_role("link", name="taught-sign-in-to-expenses v1").click()
             assert page.url.endswith("/skills/taught-sign-in-to-expenses")
+            # the step's own name, in the skill's instructions
+            assert "**Log in** — Click the **Sign in** button" in page.locator("#instructions").input_value()
+            with s.api() as api:
+                recording = Path(api.get("/api/teach").json()["result"]["recording_dir"])
     finally:
         s.stop()
     assert PASSWORD.encode() not in all_bytes_under(s.home)
     assert b"Private trip to Lyon" not in all_bytes_under(s.home)
+    assert b"alice@example.com" not in all_bytes_under(recording)  # marked secret after the fact
     store = open_store(Settings(home=s.home, owner="alice"))
-    plan = json.loads(store.get("taught-sign-in-to-expenses").current.files["references/steps.json"])
+    skill = store.get("taught-sign-in-to-expenses").current
+    plan = json.loads(skill.files["references/steps.json"])
     described = [st.get("describe", "") for st in plan["steps"]]
     assert "the **Amount** field" not in described  # undone
     assert not any("heading" in d for d in described)  # the heading was clicked only while paused
     assert "description" in plan["secrets"] and "description" not in plan["parameters"]
+    assert "email" in plan["secrets"] and "alice@example.com" not in json.dumps(plan) + skill.instructions
     assert len(plan["steps"]) == listed - 1  # the steps the page listed, the start page's too, less the one left out
-    assert "the **Email** field" not in described and "the **Password** field" in described
+    assert "the **Password** field" not in described and "the **Email** field" in described
+    assert [st.get("name") for st in plan["steps"] if st.get("describe") == "the **Sign in** button"] == ["Log in"]
+    assert "New report" in plan["success"]["shows"]
 
 
 def test_closing_the_recording_browser_goes_to_the_review_and_saves_from_there(taught, browser) -> None:

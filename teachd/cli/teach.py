@@ -64,21 +64,30 @@ def _stop_running(app: App, as_json: bool) -> None:
               help="Expose Chromium's DevTools on 127.0.0.1:N so automation can drive it.")
 @click.option("--headless", is_flag=True, help="No visible window (for tests and CI).")
 @click.option("--no-os-input", is_flag=True, help="Do not record desktop clicks and keys.")
+@click.option("--yes", "-y", "no_review", is_flag=True,
+              help="Save at once, without the review (as when the input is not a terminal).")
 @click.option("--no-save", is_flag=True,
               help="Record only: keep the recording for a review (the daemon's Teach page shows it); "
                    "`teachd compile DIR --save` saves it later.")
 @json_option
 @pass_app
 def teach(app: App, name: str | None, url: str | None, repair_run: str | None, extend_scope: bool,
-          ask_on: str, cdp_port: int | None, headless: bool, no_os_input: bool, no_save: bool,
-          as_json: bool) -> None:
-    """Record a demonstration of task NAME starting at --url, then compile and save it.
+          ask_on: str, cdp_port: int | None, headless: bool, no_os_input: bool, no_review: bool,
+          no_save: bool, as_json: bool) -> None:
+    """Record a demonstration of task NAME starting at --url, review it, then compile and save it.
 
     A bar in the page says it is recording and shows each step as it is
     captured, with Pause/Resume, Mark next field secret (also Ctrl+Alt+S in a
     field), Undo last step and Stop. Recording also stops when the browser is
     closed, on Ctrl+C / SIGTERM, or on `teachd teach stop`. A masked field's
     value is never written anywhere.
+
+    On a terminal, the steps are then listed with their values for a review
+    before anything is saved: leave a step out (drop N), name it (name N
+    TEXT), type its value as shown on every run (fixed N) or treat it as a
+    secret (secret N: it leaves the recording), add a check the final page
+    must pass (check TEXT) — then save or discard. --yes (or input that is
+    not a terminal) saves at once.
 
     With --repair RUN_ID (a run that halted at step N): the browser replays
     steps 1…N−1 under the skill's approvals, the bar names step N ("Click the
@@ -135,7 +144,40 @@ def teach(app: App, name: str | None, url: str | None, repair_run: str | None, e
              f"recording {folder.name}: kept for review, not saved "
              f"(`teachd compile {folder} --save` saves it)")
         return None
+    if not (no_review or as_json) and sys.stdin.isatty():
+        _review(app, folder)
     _save_taught(app, folder, as_json)
+
+
+def _review(app: App, folder: Path) -> None:
+    """The review in the terminal, its edits written into the recording; a
+    discard deletes the recording, a closed terminal keeps it unsaved."""
+    from teachd.cli.review import Discarded, review_in_terminal
+    from teachd.teach.edits import apply_edits, final_text_of
+    from teachd.teach.process import read_events
+    from teachd.teach.review import review
+
+    rows = review(read_events(folder))
+    try:
+        edits = review_in_terminal(rows, final_text_of(folder), _ask, lambda text: click.echo(text, err=True))
+    except Discarded:
+        shutil.rmtree(folder, ignore_errors=True)
+        click.echo("teachd: discarded: nothing was saved, and the recording is deleted", err=True)
+        raise click.exceptions.Exit(0) from None
+    except (EOFError, KeyboardInterrupt):
+        raise Unavailable(f"the review was left: nothing was saved; the recording is kept in {folder} "
+                          f"(`teachd compile {folder} --save` saves it as it is)") from None
+    with component_errors():
+        apply_edits(folder, edits)
+
+
+def _ask(prompt: str) -> str:
+    """One line from the terminal, its prompt on stderr (stdout carries only the result)."""
+    click.echo(prompt, err=True, nl=False)
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line
 
 
 def _check_arguments(name: str | None, url: str | None, repair_run: str | None) -> None:

@@ -58,10 +58,14 @@ class PlanStep:
     page: str | None = None
     value: str | None = None  # what will be typed or chosen; a secret shows as [secret NAME]
     secret: bool = False
+    name: str | None = None  # the person's own name for the step (their review): said, not acted on
 
     def as_dict(self) -> dict[str, object]:
-        return {"n": self.n, "action": self.action, "target": self.target, "page": self.page,
-                "value": self.value, "secret": self.secret}
+        out: dict[str, object] = {"n": self.n, "action": self.action, "target": self.target,
+                                  "page": self.page, "value": self.value, "secret": self.secret}
+        if self.name:
+            out["name"] = self.name
+        return out
 
     def line(self, page: bool = True) -> str:
         """``N. verb “target” “value” on “page”``: the skill's own words and URLs
@@ -70,7 +74,8 @@ class PlanStep:
         value = f" {_secret(self.value)}" if self.secret and self.value else \
             f" {quoted(self.value, None)}" if self.value is not None and not self.secret else ""
         where = f" on {quoted(self.page, None)}" if self.page and page else ""
-        return f"{self.n}. {_word(self.action)} {_target(self.target)}{value}{where}"
+        named = f"{quoted(self.name, None)}: " if self.name else ""
+        return f"{self.n}. {named}{_word(self.action)} {_target(self.target)}{value}{where}"
 
 
 @dataclass(frozen=True)

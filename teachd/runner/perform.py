@@ -322,7 +322,7 @@ class Actor:
         listed = hit.look("s => Array.from(s.options).map(o => [o.value, o.label])")
         options: list[tuple[str, str]] = [(str(v), str(lab)) for v, lab in listed]
         chosen = [v for v, _ in options if v == value]
-        demonstrated = step.param is not None and step.param not in self.params
+        demonstrated = step.value is not None or (step.param is not None and step.param not in self.params)
         if not chosen and demonstrated and step.option:
             chosen = [v for v, lab in options if name_score(step.option, lab) == EXACT]
             if not chosen:

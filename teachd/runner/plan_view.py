@@ -50,12 +50,15 @@ def value_of(step: CompiledStep, proc: Procedure, params: Mapping[str, str],
              secret: Callable[[str], str] | None = None) -> str | None:
     """What the step will type or choose — the one rule, for the plan a person
     approves and for the replay that acts on it: this run's value of its
-    parameter, else the parameter's default; a choice with no parameter, the
+    parameter, else the parameter's default; a value the review kept fixed,
+    itself; a choice with no parameter, the
     option demonstrated; a key press, its keys. A secret by its name
     (``[secret NAME]``), or, given ``secret`` (the replay, about to type it),
     its value."""
     if step.secret:
         return secret(step.secret) if secret is not None else f"[secret {step.secret}]"
+    if step.value is not None and step.action in ("type", "os_type", "select"):
+        return step.value  # kept fixed at the review: the same on every run
     if step.action in ("type", "os_type") or (step.action == "select" and step.param):
         name = step.param or ""
         if name in params:
@@ -83,7 +86,8 @@ def plan_step(step: CompiledStep, proc: Procedure, params: Mapping[str, str],
     verb = _VERBS.get(step.action, step.action)
     if step.action == "check" and step.checked is False:
         verb = "untick"
-    return PlanStep(step.n, verb, str(target or ""), page, value_of(step, proc, params), bool(step.secret))
+    return PlanStep(step.n, verb, str(target or ""), page, value_of(step, proc, params), bool(step.secret),
+                    step.name)
 
 
 def plan_of(slug: str, proc: Procedure, params: Mapping[str, str], start_url: str | None = None) -> Plan:

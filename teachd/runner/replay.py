@@ -505,10 +505,20 @@ class Replayer:
 
     def _check_shows(self, shows: list[str]) -> list[str]:
         """This run's values of the parameters the demonstration's final page
-        showed must show on this one (waiting for the page to render them, up
-        to ``SHOWS_TIMEOUT``: its address is already the final one); a
-        missing one means the effect is missing. Returns the values checked."""
-        wanted = {name: " ".join(v.split()).lower() for name, v in self._shown_values(shows).items()}
+        showed, and the texts the person's review asked for (their words, a
+        parameter in them as this run's value), must show on this one
+        (waiting for the page to render them, up to ``SHOWS_TIMEOUT``: its
+        address is already the final one); a missing one means the effect is
+        missing. Returns the texts checked."""
+        values = self._shown_values(shows)
+        said: dict[str, str] = {}  # how a missing text is named → the text looked for
+        for text in shows:
+            if m := re.fullmatch(r"\{\{([\w-]+)\}\}", str(text)):
+                if m.group(1) in values:
+                    said[f"this run's {text}"] = values[m.group(1)]
+            else:
+                said[f"“{text}”"] = with_values(str(text), self.proc, self.params)
+        wanted = {name: " ".join(v.split()).lower() for name, v in said.items()}
         needles = [v for v in wanted.values() if v]
         if not needles:
             return []
@@ -518,7 +528,8 @@ class Replayer:
                                             polling=100, timeout=SHOWS_TIMEOUT * 1000)
         except PlaywrightTimeout:
             missing = set(self.page.evaluate(_SHOWS, needles))
-            gone = [f"{{{{{name}}}}}" for name, v in wanted.items() if v in missing]
-            raise Halt(f"success check: the final page does not show this run's {', '.join(gone)}: "
-                       "the effect the demonstration ended on is missing") from None
+            gone = [name for name, v in wanted.items() if v in missing]
+            raise Halt(self.scrubber.scrub(
+                f"success check: the final page does not show {', '.join(gone)}: "
+                "the effect the demonstration ended on is missing")) from None
         return needles

@@ -21,6 +21,7 @@ from teachd.store.approvals import ApprovalQueue
 from teachd.store.rules import RuleStore
 from teachd.store.runs import RunStore
 from teachd.store.skills import SkillStore
+from teachd.teach.edits import Edits
 from teachd.teach.process import TeachProcess
 
 COMMAND_WAIT = 10.0  # seconds the Teach page waits for the recorder to apply a bar command
@@ -225,21 +226,23 @@ class Teaching:
         self.result = {"ok": True, **summary_of(skill, repaired, Path(folder))}
         return self.status(owner)
 
-    def save(self, store: SkillStore, owner: str, drop: list[int]) -> dict[str, Any]:
-        """The reviewed demonstration saved, the steps in ``drop`` (their
-        ``seq``, as the review lists them) left out."""
+    def save(self, store: SkillStore, owner: str, edits: Edits) -> dict[str, Any]:
+        """The reviewed demonstration saved as the person changed it (steps
+        left out or named, values fixed or marked secret, checks added: each
+        by the ``seq`` the review lists), checked before anything is written."""
         folder = self._reviewed(owner)
-        named = {row["seq"] for row in self.steps() if row.get("seq") is not None and not row["undone"]}
-        if not set(drop) <= named:
-            raise BadInput("drop names steps of this demonstration, by the seq its review lists")
         from teachd.core.errors import component_errors
         from teachd.teach.compile import compile_dir, save_compiled
+        from teachd.teach.edits import apply_edits, check_edits, final_text_of
+
 
         with component_errors():
-            compiled = compile_dir(folder, drop)
+            check_edits(edits, self.steps(), final_text_of(folder))
+            apply_edits(folder, edits)
+            compiled = compile_dir(folder)
             skill = save_compiled(store, compiled, note=f"taught from {folder.name}")
         self.result = {"ok": True, "recording_dir": str(folder), "slug": skill.slug,
-                       "version": skill.current_version, "dropped": len(drop)}
+                       "version": skill.current_version, "dropped": len(edits.drop)}
         return self.status(owner)
 
     def discard(self, owner: str) -> dict[str, Any]:

@@ -3,8 +3,6 @@ save it as a new skill or as a new version of the same slug."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +15,10 @@ from teachd.store.origins import TAUGHT
 from teachd.teach.recordings import read_recording
 
 
-def compile_dir(folder: Path, dropped: Iterable[int] = ()) -> CompiledSkill:
-    """The recording compiled; ``dropped``: steps the person took out at the
-    review, each named by an event of it (``seq``) — taken back as the bar's
-    Undo takes a step back, so the compiler folds them out the same way."""
-    rec = read_recording(folder)
-    undo = tuple({"v": 1, "seq": -1, "t": 0, "type": "undo", "undoes": int(seq)}
-                 for seq in sorted(set(dropped)))
-    return compile_recording(replace(rec, events=rec.events + undo) if undo else rec)
+def compile_dir(folder: Path) -> CompiledSkill:
+    """The recording compiled, as the person reviewed it (the review is in
+    the recording: teach.edits)."""
+    return compile_recording(read_recording(folder))
 
 
 def skill_files(compiled: CompiledSkill) -> dict[str, bytes]:

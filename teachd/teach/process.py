@@ -34,6 +34,15 @@ def _json_line(line: str) -> dict[str, object]:
     return data if isinstance(data, dict) else {}
 
 
+def read_events(folder: Path) -> list[dict[str, Any]]:
+    """A recording's events written so far (a torn last line is left out)."""
+    out = []
+    for line in (folder / "events.jsonl").read_text(encoding="utf-8").splitlines():
+        with contextlib.suppress(ValueError):
+            out.append(json.loads(line))
+    return out
+
+
 class TeachProcess:
     """``teachd teach NAME --url URL`` (or, with ``repair``, ``teachd teach
     --repair RUN_ID``); ``answers`` is what its terminal would be told (the
@@ -79,12 +88,7 @@ class TeachProcess:
         return cls(env, "", "", *flags, repair=run_id, answers=answers, timeout=timeout)
 
     def events(self) -> list[dict[str, Any]]:
-        """The events written so far (a torn last line is left out)."""
-        out = []
-        for line in (self.recording_dir / "events.jsonl").read_text(encoding="utf-8").splitlines():
-            with contextlib.suppress(ValueError):
-                out.append(json.loads(line))
-        return out
+        return read_events(self.recording_dir)
 
     def wait_for(self, written: Callable[[list[dict[str, Any]]], bool], timeout: float = 15) -> None:
         """Until the recorder has written what ``written`` looks for: a person

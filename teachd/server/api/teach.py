@@ -12,6 +12,7 @@ from starlette.responses import JSONResponse
 
 from teachd.core.errors import BadInput
 from teachd.server.api.common import body, daemon, text_field
+from teachd.teach.edits import edits_from
 
 
 async def teach_status(request: Request) -> JSONResponse:
@@ -102,18 +103,21 @@ async def teach_stop(request: Request) -> JSONResponse:
 
 async def teach_save(request: Request) -> JSONResponse:
     """
-    summary: Save the reviewed demonstration as a skill, the steps in `drop` (their `seq`) left out
+    summary: Save the reviewed demonstration as a skill, as the person changed it
+    description: >-
+      Each field names steps by the `seq` the review lists: `drop` leaves them out, `names`
+      ({seq: text}) gives a step the person's own name, `fixed` keeps a typed or chosen value the
+      same on every run (no parameter asked for), `secret` masks a value after the fact (the
+      recording is rewritten without it, its pictures from that step on deleted), and `checks`
+      ([text]) are words the final page must show for a run to succeed.
     responses:
       200: {description: status with the result, naming the skill}
-      400: {description: drop names no step of this demonstration}
+      400: {description: an edit names no step of this demonstration, or does not fit the step}
       404: {description: no demonstration waits for its review}
     """
-    data = await body(request)
-    drop = data.get("drop", [])
-    if not isinstance(drop, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in drop):
-        raise BadInput("drop is a list of the steps' seq numbers, as the review lists them")
+    edits = edits_from(await body(request))
     d = daemon(request)
-    return JSONResponse(await run_in_threadpool(d.teaching.save, d.store, d.user, drop))
+    return JSONResponse(await run_in_threadpool(d.teaching.save, d.store, d.user, edits))
 
 
 async def teach_discard(request: Request) -> JSONResponse:

@@ -5,7 +5,14 @@ const $ = (id) => document.getElementById(id);
 const clone = (id) => $(id).content.firstElementChild.cloneNode(true);
 
 let shownResult = '', shownRows = '';
-const dropped = new Set();  // the steps the person unticked at the review (their seq)
+// the person's review, each step by its seq: unticked, named, its value fixed or secret; checks in words
+const dropped = new Set(), names = new Map(), kinds = new Map(), checks = [];
+const forget = () => { dropped.clear(); names.clear(); kinds.clear(); checks.length = 0; };
+function edits() {
+  const pick = (kind) => [...kinds].filter(([, k]) => k === kind).map(([seq]) => seq);
+  return {drop: [...dropped], names: Object.fromEntries([...names].filter(([, v]) => v.trim())),
+          fixed: pick('fixed'), secret: pick('secret'), checks: [...checks]};
+}
 function show(st) {
   // the steps as the compiler will save them (the daemon folds the events: teach/review.py)
   const fix = st.repair, rows = st.steps || [], paused = Boolean(st.paused);
@@ -28,7 +35,8 @@ function show(st) {
       || (kind === 'undo' && kept <= 1) || (kind === 'mark' && paused);
   }
   const review = Boolean(st.result && st.result.review);
-  if (review) $('state').textContent = 'Review the steps: untick one to leave it out, then Save or Discard.';
+  if (review) $('state').textContent = 'Review the steps: untick one to leave it out, name it, choose what '
+    + 'each typed value is, add a check — then Save or Discard.';
   $('stop').textContent = fix ? 'Done' : 'Stop and review';
   const rowsKey = JSON.stringify([rows, review]);
   if (rowsKey !== shownRows) {  // redrawn only when it changed: a tick or the focus stays where it is
@@ -51,12 +59,28 @@ function drawRows(rows, review) {
       keep.addEventListener('change', () => { if (keep.checked) dropped.delete(r.seq); else dropped.add(r.seq); });
       tr.querySelector('.n').prepend(keep, ' ');
     }
+    const what = `step ${r.n}: ${r.action} ${r.target}`;
     tr.querySelector('.action').textContent = r.action;
     const target = tr.querySelector('.target');
     target.textContent = r.target + ' ';
     if (r.value != null) { const v = document.createElement('q'); v.textContent = r.value; target.append(v, ' '); }
     if (r.masked) target.append(clone('masked-badge'));
     if (r.undone) { tr.classList.add('undone'); target.append(clone('undone-note')); }
+    if (review && !r.undone && r.seq != null) {
+      if (r.value != null && !r.masked) {
+        const kind = clone('value-kind');
+        kind.value = kinds.get(r.seq) || 'param';
+        kind.setAttribute('aria-label', `The value of ${what}`);
+        kind.addEventListener('change', () => kinds.set(r.seq, kind.value));
+        target.append(kind);
+      }
+      const name = clone('name-box');
+      name.value = names.get(r.seq) || '';
+      name.placeholder = 'your name for this step (optional)';
+      name.setAttribute('aria-label', `Name ${what}`);
+      name.addEventListener('input', () => names.set(r.seq, name.value));
+      target.append(name);
+    }
     body.append(tr);
   }
 }
@@ -67,13 +91,28 @@ function showResult(st, fix) {
   const out = $('result');
   out.querySelectorAll(':scope > :not(.flash)').forEach((x) => x.remove());
   if (r && r.review) {
-    const p = clone('review');
+    const p = clone('review'), form = p.querySelector('[data-checks]'), list = form.querySelector('ul');
+    const drawChecks = () => list.replaceChildren(...checks.map((text, i) => {
+      const li = clone('check-item');
+      li.querySelector('.text').textContent = `The final page shows “${text}”`;
+      const remove = li.querySelector('button');
+      remove.setAttribute('aria-label', `Remove the check “${text}”`);
+      remove.addEventListener('click', () => { checks.splice(i, 1); drawChecks(); });
+      return li;
+    }));
+    form.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      const text = $('check-text').value.trim();
+      if (text && !checks.includes(text)) checks.push(text);
+      $('check-text').value = '';
+      drawChecks();
+    });
+    drawChecks();
     p.querySelector('[data-save]').addEventListener('click', (ev) => act(
-      () => api('POST', '/api/teach/save', {drop: [...dropped]}), (st2) => { dropped.clear(); show(st2); },
-      ev.currentTarget));
+      () => api('POST', '/api/teach/save', edits()), (st2) => { forget(); show(st2); }, ev.currentTarget));
     p.querySelector('[data-discard]').addEventListener('click', (ev) => {
       if (!confirm('Discard this demonstration? Its recording is deleted; nothing is saved.')) return;
-      act(() => api('POST', '/api/teach/discard'), (st2) => { dropped.clear(); show(st2); }, ev.currentTarget);
+      act(() => api('POST', '/api/teach/discard'), (st2) => { forget(); show(st2); }, ev.currentTarget);
     });
     out.prepend(p);
   } else if (r && r.discarded) {
