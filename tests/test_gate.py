@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 import pytest
 
@@ -243,8 +244,56 @@ def test_the_approvals_queue_takes_like_only_where_the_request_offered_it(tmp_pa
         if name == "plain":
             with pytest.raises(BadInput):
                 queue.answer(pid, "like")
+            with pytest.raises(BadInput):
+                queue.answer(pid, "these")
             queue.answer(pid, "once")
         else:
             queue.answer(pid, "like")
         t.join(10)
     assert said == {"plain": "once", "changed": "like"}
+
+
+def test_these_allows_the_listed_steps_only_as_found_when_listed_and_only_in_this_run() -> None:
+    """``these`` to a changed step's question allows the later steps of its
+    page it listed, each only when found changed in the very words listed
+    and doing what its plan line shows; one found otherwise, or not listed,
+    asks; the next run starts with nothing."""
+    gate, approver = gated("run", "these", "once", "once", "once", "run", "once")
+    gate.check(planned(1))
+    ahead = ((3, "its name 'B' is now 'Bee'"), (4, "its name 'C' is now 'See'"), (5, "its name 'D' is now 'Dee'"))
+    first = replace(relabelled(2), changed="its name 'A' is now 'Ay'", ahead=ahead)
+    gate.check(first)  # asks, listing 3, 4 and 5
+    gate.check(replace(relabelled(3), changed="its name 'B' is now 'Bee'"))  # as listed: covered
+    gate.check(replace(relabelled(4), changed="its name 'C' is now 'Sea'"))  # found otherwise: asks
+    gate.check(replace(relabelled(5, target="the button Delete"), changed="its name 'D' is now 'Dee'"))  # asks
+    gate.check(replace(relabelled(6), changed="its name 'E' is now 'Eee'"))  # not listed: asks
+    request = approver.requests[1]
+    assert request.offers_these and request.answers == "once/these/like/deny"
+    assert "; step 3 on this page changed too: its name 'B' is now 'Bee'" in request.describe()
+    assert request.as_dict()["these"] == [{"step": n, "changed": w} for n, w in ahead]
+    assert [r.action.step for r in approver.requests] == [1, 2, 4, 5, 6]
+    assert [e["decision"] for e in gate.log][1:3] == [
+        "allowed with the 3 changed steps it listed",
+        "allowed: listed as changed with step 2, which the person allowed with these steps"]
+    gate.offer(None)
+    gate.offer(PLAN)  # the next run: nothing carried over
+    gate.check(planned(1))
+    gate.check(replace(relabelled(3), changed="its name 'B' is now 'Bee'"))
+    assert [r.action.step for r in approver.requests][-2:] == [1, 3]
+    plain = Request(9, relabelled(7), ("taught-x",), "a loaded skill requires approval")
+    assert not plain.offers_these and Answer.offered(plain, "these") == Answer(9, True)  # where not offered: once
+
+
+def test_the_mcp_form_offers_a_box_per_wider_answer_and_reads_nothing_else_as_a_yes() -> None:
+    from teachd.mcp.approver import LIKE, THESE, boxes_of, judge, schema_of
+
+    ahead = ((3, "its name 'B' is now 'Bee'"),)
+    both = Request(2, replace(relabelled(2), ahead=ahead), ("taught-x",), "a loaded skill requires approval")
+    boxes = boxes_of(both)
+    assert set(schema_of(boxes)["properties"]) == {LIKE, THESE} and schema_of(())["properties"] == {}
+    assert judge(2, "accept", {}, boxes) == Answer(2, True)
+    assert judge(2, "accept", {THESE: True, LIKE: False}, boxes) == Answer(2, True, these=True)
+    assert judge(2, "accept", {LIKE: True}, boxes) == Answer(2, True, like=True)
+    assert not judge(2, "accept", {LIKE: True}, ()).allow  # a box the question did not offer
+    assert not judge(2, "accept", {THESE: "yes"}, boxes).allow  # not a box's answer
+    assert not judge(2, "decline", {THESE: True}, boxes).allow

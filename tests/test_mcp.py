@@ -555,3 +555,40 @@ def test_run_skill_on_a_skill_that_was_not_taught_says_why_instead_of_a_bare_err
     result = asyncio.run(go())
     assert result.is_error
     assert "not a replayable taught skill: references/steps.json" in text(result)
+
+
+def test_a_relabelled_apps_changed_step_offers_like_in_the_mcp_question_and_one_tick_covers_the_later_ones(
+        taught) -> None:
+    """Over MCP, the first field found changed in its name alone asks with
+    its evidence (what it is now, what still agrees) and a form with one
+    box; accepted with the box ticked, it is the ``like`` answer: the later
+    fields relabelled the same way ask no more, and the app saves exactly
+    the demonstrated report. A plan question has no such box."""
+    from teachd.mcp.approver import LIKE
+
+    env, port = taught
+    asked: list[tuple[str, dict[str, Any]]] = []
+
+    async def person(context: Any, params: Any) -> ElicitResult:
+        schema = dict(params.requested_schema or {})
+        asked.append((params.message, schema))
+        offers = LIKE in (schema.get("properties") or {})
+        return ElicitResult(action="accept", content={LIKE: True} if offers else {})
+
+    async def go() -> Any:
+        async with session(with_secret(env), person) as client:  # type: ignore[arg-type]
+            return await client.call_tool("run_skill", {"slug": SLUG, "params": {}})
+
+    with SampleApp(password=PASSWORD, port=port, variant=Variant(changed_labels=True)) as app:
+        done = asyncio.run(go())
+        assert len(app.state.reports) == 1 and {k: app.state.reports[0][k] for k in EXPECTED} == EXPECTED
+    assert not done.is_error, text(done)
+    plan_q, *changed = asked
+    assert "allow this run?" in plan_q[0] and LIKE not in (plan_q[1].get("properties") or {})
+    liked = [m for m, s in changed if LIKE in (s.get("properties") or {})]
+    assert liked, [m[:200] for m, _ in changed]
+    from teachd.mcp.approver import THESE  # the same question lists its page's other changed steps: a box too
+
+    assert THESE in changed[0][1]["properties"] and "on this page changed too" in changed[0][0]
+    assert "is now" in liked[0] and "still the same" in liked[0] and "“also later steps changed like this”" in liked[0]
+    assert len(changed) <= 6, [m[:120] for m, _ in changed]  # one tick, not one question per relabelled step

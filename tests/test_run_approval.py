@@ -53,7 +53,7 @@ def test_a_drifted_step_inside_a_run_approved_replay_asks_again(taught) -> None:
     with SampleApp(password=PASSWORD, port=port, variant=Variant(changed_labels=True)) as app:
         code, out, err = replay(env, stdin="run\ndeny\n")
         assert out["status"] == "aborted", (out, err[-1500:])
-        assert _questions(err) == 2 and err.count("[once/like/deny]") == 1
+        assert _questions(err) == 2 and err.count("[once/these/like/deny]") == 1
         halted = [s for s in out["steps"] if s["status"] == "halted"]
         assert halted and "not approved" in halted[0]["detail"]
         assert app.state.reports == []
@@ -71,7 +71,7 @@ def test_a_relabelled_app_costs_one_answer_for_its_relabelled_steps_not_one_each
         code, out, err = replay(env, stdin="run\nlike\n" + "once\n" * 10)
         assert code == 0 and out["status"] == "success", (out.get("message"), err[-1500:])
         asked = [int(n) for n in re.findall(r"approve\? step (\d+):", err)]
-        assert "[once/like/deny]: like" in err and "is now" in err and "still the same: its field name, its id" in err
+        assert re.search(r"\[once/(these/)?like/deny\]: like", err) and "is now" in err and "still the same: its field name, its id" in err
         reports = list(app.state.reports)
         assert len(reports) == 1 and {k: reports[0][k] for k in EXPECTED} == EXPECTED
     # the run's record says which steps the one answer covered, and why
@@ -126,3 +126,25 @@ def test_step_pictures_are_sealed_cancellable_runs_stop_and_old_pictures_are_pur
     assert purge_pictures(store.db, 14) == 0
     assert purge_pictures(store.db, 14, now=runs.clock() + timedelta(days=15)) == 1
     assert runs.pictures_of(run_id) == set() and runs.one(run_id)["message"] == "cancelled"
+
+
+def test_a_relabelled_pages_changed_steps_are_allowed_together_with_these(taught) -> None:
+    """The first changed field's question looks ahead on its page: the later
+    steps there found changed too are listed, each with what changed, and
+    ``these`` allows them with it — each still only if found changed just
+    as listed when its turn comes, doing what its plan line shows."""
+    env, port = taught
+    with SampleApp(password=PASSWORD, port=port, variant=Variant(changed_labels=True)) as app:
+        code, out, err = replay(env, stdin="run\nthese\n" + "once\n" * 12)
+        assert code == 0 and out["status"] == "success", (out.get("message"), err[-1500:])
+        reports = list(app.state.reports)
+        assert len(reports) == 1 and {k: reports[0][k] for k in EXPECTED} == EXPECTED
+    asked = [int(n) for n in re.findall(r"approve\? step (\d+):", err)]
+    first = next(q for q in err.split("teachd: approve? ")[1:] if "[once/these/" in q)
+    listed = [int(n) for n in re.findall(r"; step (\d+) on this page changed too: ", first)]
+    assert listed and "is now" in first.split("changed too:")[1]
+    gate = RunStore(open_store(settings_from_env(env))).one(out["run_id"])["gate"]
+    covered = [e["action"]["step"] for e in gate
+               if str(e.get("decision")).startswith("allowed: listed as changed with step")]
+    assert covered == listed and not set(covered) & set(asked), (covered, listed, asked)
+    assert len(listed) >= 3 and len(asked) <= 7, (listed, asked)  # asked one by one, it takes 10 answers

@@ -173,6 +173,13 @@ def test_on_a_phone_every_question_says_what_changed_with_its_answers_in_the_fir
             # one answer for this step and later ones changed the same way (only their names)
             assert _in_first_screen(page, question.get_by_role(
                 "button", name="Allow this and later steps changed like this"))
+            # ... and for the later steps of its page found changed too, looked up ahead: one answer
+            assert _in_first_screen(page, question.get_by_role("button", name=re.compile(
+                r"Allow these \d+ changed steps")))
+            listed = question.locator("ul.ahead li")
+            assert listed.count() >= 1 and "is now" in listed.first.inner_text()
+            page.wait_for_function("img => img.complete && img.naturalWidth > 0",  # each with its picture
+                                   arg=listed.first.locator("img").element_handle(), timeout=15_000)
             # beside the words, what was found: its crop, taken before the question, the target outlined
             found = question.locator("figure.found img")
             page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=found.element_handle(),

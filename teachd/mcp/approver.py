@@ -32,7 +32,7 @@ from typing import Any
 
 from mcp.server.elicitation import render_elicitation_schema
 from mcp.shared.exceptions import NoBackChannelError
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, create_model
 
 from teachd.runner.gate import Answer, Asking, PageApprover, Request
 from teachd.store.approvals import ApprovalQueue
@@ -45,6 +45,37 @@ class AllowOnce(BaseModel):
 
 
 ALLOW_ONCE_SCHEMA: Any = render_elicitation_schema(AllowOnce)  # no properties, none required
+LIKE = "also_later_steps_changed_like_this"  # the gate's ``like``
+THESE = "also_the_changed_steps_listed"  # the gate's ``these``
+_BOXES = {
+    LIKE: "Also allow, in this run only, every later step found changed the same way (its name alone)",
+    THESE: "Also allow the later steps of this page listed as changed, each only if found just so",
+}
+BOX_WORDS = {LIKE: "“also later steps changed like this”", THESE: "“also the changed steps listed”"}
+
+
+def boxes_of(request: Request) -> tuple[str, ...]:
+    """The boxes a question's form has: one per wider answer it offers."""
+    return tuple(k for k, on in ((THESE, request.offers_these), (LIKE, request.offers_like)) if on)
+
+
+def schema_of(boxes: tuple[str, ...]) -> Any:
+    """The form a question goes out with: no fields (accept = allow once), or a box per wider answer."""
+    if not boxes:
+        return ALLOW_ONCE_SCHEMA
+    fields: Any = {k: (bool, Field(default=False, description=_BOXES[k])) for k in boxes}
+    return render_elicitation_schema(create_model("AllowWider", **fields))
+
+
+def box_words(boxes: tuple[str, ...]) -> str:
+    """What the boxes do, said after the question."""
+    if not boxes:
+        return ""
+    ticks = " or ".join(BOX_WORDS[b] for b in boxes)
+    return (f"\nAccept allows this step once. Tick {ticks} to allow more with it, in this run only, each "
+            "still held to its plan line and the scope.")
+
+
 APPROVAL = "approval"  # the key of teachd's question in an input-required round
 NOWHERE = ("this client cannot show teachd's questions (it declares no elicitation) and no teachd serve "
            "is running to ask on: start teachd serve and call again (its Approvals page asks), or use a "
@@ -102,15 +133,21 @@ def asks_in_rounds(ctx: Any) -> bool:
                 and caps.elicitation is not None)
 
 
-def judge(request_id: int, action: str, content: Any) -> Answer:
+def judge(request_id: int, action: str, content: Any, boxes: tuple[str, ...] = ()) -> Answer:
     """A form answer to "allow this once?". The form has no fields, so an
     accept is an allow only with empty content (``{}``, or none): an accept
     carrying anything (``{"allow": false}``, ``{"answer": "deny"}``…) is an
-    answer teachd did not ask for and cannot read as a yes — a deny, said."""
+    answer teachd did not ask for and cannot read as a yes — a deny, said.
+    Where the form has boxes (``like``, ``these``: the wider answers the
+    question offers), they may come too, each true or false: a ticked one
+    is that answer."""
     if action != "accept":
         return Answer(request_id, False)
     if content is None or content == {}:
         return Answer(request_id, True)
+    if isinstance(content, dict) and set(content) <= set(boxes) and all(isinstance(v, bool)
+                                                                        for v in content.values()):
+        return Answer(request_id, True, like=bool(content.get(LIKE)), these=bool(content.get(THESE)))
     keys = ", ".join(sorted(str(k) for k in content)) if isinstance(content, dict) else type(content).__name__
     return Answer(request_id, False, f"the client accepted with content ({keys}) the question did not "
                                      "ask for; only an empty accept allows")
@@ -218,11 +255,12 @@ class ClientApprover:
             got = self.redeem(request, caller.answered)
             if got is not None:  # this very question, answered in the client's last round
                 action, content = got
-                answer = judge(request.id, action, content)
+                answer = judge(request.id, action, content, boxes_of(request))
                 return replace(answer, run=answer.allow and request.offers_run)
             if caller.may_ask(request):
                 message, key = self.issue(request)
-                raise Asking(message, key)
+                boxes = boxes_of(request)
+                raise Asking(message + box_words(boxes), key, boxes)
             # a question after something acted (a step that drifted mid-replay): the Approvals page
         elif caller is not None and caller.can_elicit():
             message = f"teachd asks: allow this once? {request.describe()}"
@@ -231,11 +269,13 @@ class ClientApprover:
                            f"First: {request.describe()}\nAccept allows exactly these steps, in order, "
                            "within scope, for this run only; anything else (a step that drifted, another "
                            "page) asks again.")
+            boxes = boxes_of(request)
             try:
                 session = caller.ctx.request_context.session  # as Context.elicit asks, the raw answer kept
-                result = caller.run(session.elicit_form(message, ALLOW_ONCE_SCHEMA, caller.ctx.request_id),
-                                    self.timeout)
-                answer = judge(request.id, result.action, result.content)
+                form = session.elicit_form(message + box_words(boxes), schema_of(boxes),
+                                           caller.ctx.request_id)
+                result = caller.run(form, self.timeout)
+                answer = judge(request.id, result.action, result.content, boxes)
                 return replace(answer, run=answer.allow and request.offers_run)
             except NoBackChannelError:
                 log.info("the client cannot be asked on this connection: the Approvals page asks")

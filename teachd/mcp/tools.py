@@ -35,7 +35,7 @@ from pydantic import Field
 
 from teachd.core.errors import TeachdError, as_teachd_error
 from teachd.mcp.acts import Act
-from teachd.mcp.approver import ALLOW_ONCE_SCHEMA, APPROVAL
+from teachd.mcp.approver import APPROVAL, schema_of
 from teachd.mcp.session import Sessions, expect_params
 from teachd.runner.gate import Asking
 
@@ -113,7 +113,7 @@ def _round(question: Asking) -> InputRequiredResult:
     """The question as an input-required round (2026-07-28): the client shows
     it and calls again with the answer; ``request_state`` names the question."""
     ask = ElicitRequest(params=ElicitRequestFormParams(message=question.message,
-                                                       requested_schema=ALLOW_ONCE_SCHEMA))
+                                                       requested_schema=schema_of(question.boxes)))
     return InputRequiredResult(input_requests={APPROVAL: ask}, request_state=question.key)
 
 

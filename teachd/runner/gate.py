@@ -43,6 +43,10 @@ class Action:
     # a plan step found changed in a kind later steps may share (runner.match.change_kind): its
     # question offers ``like``, which allows it and later steps changed that way, in this run
     change: str = ""
+    changed: str = ""  # a plan step found changed: what changed, in words (expected vs found)
+    # later steps of this page found changed too, looked up ahead (step, what changed): its question
+    # offers ``these``, which allows them with it, each only as long as it is found changed just so
+    ahead: tuple[tuple[int, str], ...] = ()
     # a plan step as it is about to run (its plan line, from what it will really do): a `run`
     # answer covers it only when it is the line approved; kept out of the gate's log
     shown: PlanStep | None = None
@@ -184,19 +188,27 @@ class Request:
         """Whether ``like`` may answer it: a plan step found changed in a kind later steps may share."""
         return bool(self.action.change) and not self.show
 
+    @property
+    def offers_these(self) -> bool:
+        """Whether ``these`` may answer it: later steps of its page were found changed too."""
+        return bool(self.action.ahead) and not self.show
+
     def as_dict(self) -> dict[str, object]:
         a = self.action
         total = len(self.plan.steps) if self.plan else None
         return {"step": a.step, "tool": a.tool, "action": a.target, "page": a.page, "note": a.note,
                 "skills": list(self.skills), "reason": self.reason, "offers_run": self.offers_run,
                 "plan": self.plan.as_dict() if self.plan else None, "of": total,
-                **({"show": True} if self.show else {}), **({"like": True} if self.offers_like else {})}
+                **({"show": True} if self.show else {}), **({"like": True} if self.offers_like else {}),
+                **({"these": [{"step": n, "changed": words} for n, words in a.ahead]}
+                   if self.offers_these else {})}
 
     @property
     def answers(self) -> str:
         if self.show:
             return "here/deny"
-        return "/".join(["run"] * self.offers_run + ["once"] + ["like"] * self.offers_like + ["deny"])
+        return "/".join(["run"] * self.offers_run + ["once"] + ["these"] * self.offers_these
+                        + ["like"] * self.offers_like + ["deny"])
 
     def key(self) -> str:
         """A digest of everything the question asks about (its plan by
@@ -207,7 +219,8 @@ class Request:
                           ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
         return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
 
-    def describe(self) -> str:
+    def describe(self, listed: bool = True) -> str:
+        """``listed``: with the later changed steps the question lists (not in a deny's message)."""
         # a page's URL is anyone's text: quoted whole, like what an agent wrote; the action's
         # words (an agent's, quoted already, or a skill's step) and the reason (which may name
         # a URL) go on one line, nothing in them able to break it or reach a terminal
@@ -216,10 +229,13 @@ class Request:
         step = f"step {a.step}: " if a.step is not None else ""
         who = f" (required by skill {visible(', '.join(self.skills))})" if self.skills else ""
         note = f"; {visible(a.note)}" if a.note else ""
-        return f"{step}{visible(a.tool)} {visible(a.target)}{where} — {visible(self.reason)}{note}{who}"
+        ahead = "".join(f"; step {n} on this page changed too: {visible(words)}" for n, words in a.ahead) \
+            if self.offers_these and listed else ""
+        said = f"{step}{visible(a.tool)} {visible(a.target)}{where} — {visible(self.reason)}"
+        return f"{said}{note}{ahead}{who}"
 
 
-ANSWERS = ("run", "once", "like", "deny")
+ANSWERS = ("run", "once", "these", "like", "deny")
 
 
 class Asking(Exception):  # noqa: N818 — not an error: the question leaves by another road
@@ -228,9 +244,10 @@ class Asking(Exception):  # noqa: N818 — not an error: the question leaves by 
     call with its question, before anything acted; the call comes again with
     the answer."""
 
-    def __init__(self, message: str, key: str) -> None:
+    def __init__(self, message: str, key: str, boxes: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.message, self.key = message, key
+        self.boxes = boxes  # the wider answers it offers (``like``, ``these``): its form has a box each
 
 
 @dataclass(frozen=True)
@@ -241,17 +258,20 @@ class Answer:
     run: bool = False  # allow the whole plan the request offered (only with ``allow``)
     point: tuple[float, float] | None = None  # where a request that asks where was shown (fractions)
     like: bool = False  # allow this step and later ones changed the same way, in this run
+    these: bool = False  # allow this step and the later ones of its page its question listed as changed
 
     @classmethod
     def said(cls, request_id: int, word: str) -> Answer:
-        """A person's word: ``run``, ``once``, ``like``; anything else is a deny."""
-        return cls(request_id, word in ("run", "once", "like"), run=word == "run", like=word == "like")
+        """A person's word: ``run``, ``once``, ``these``, ``like``; anything else is a deny."""
+        return cls(request_id, word in ("run", "once", "these", "like"), run=word == "run",
+                   like=word == "like", these=word == "these")
 
     @classmethod
     def offered(cls, request: Request, word: str) -> Answer:
         """A person's word to ``request``: one it did not offer (``run``
         without a plan, ``like`` without a change to share) counts as ``once``."""
-        if (word == "run" and not request.offers_run) or (word == "like" and not request.offers_like):
+        if (word == "run" and not request.offers_run) or (word == "like" and not request.offers_like) \
+                or (word == "these" and not request.offers_these):
             word = "once"
         return cls.said(request.id, word)
 
@@ -334,10 +354,12 @@ class Gate:
     _granted: Plan | None = None  # ... and approved whole (``run``)
     _covered: int = 0  # the last plan step the grant let through: the next must come after it
     _like: dict[str, int] = field(default_factory=dict)  # change kind → the step whose ``like`` allowed it
+    # a later step → (what changed, as its question listed it; the step whose ``these`` allowed it)
+    _these: dict[int, tuple[str, int]] = field(default_factory=dict)
 
     def offer(self, plan: Plan | None) -> None:
         """A replay begins (``plan``) or ends (None): a grant never outlives it."""
-        self._plan, self._granted, self._covered, self._like = plan, None, 0, {}
+        self._plan, self._granted, self._covered, self._like, self._these = plan, None, 0, {}, {}
 
     def _differs(self, action: Action, changed: bool = False) -> str:
         """A plan step that says what it will do (``Action.shown``): how that
@@ -360,6 +382,16 @@ class Gate:
                 or self._differs(action, changed=True):
             return None
         return self._like[action.change]
+
+    def _these_cover(self, action: Action) -> int | None:
+        """The step whose ``these`` answer listed this one: the same plan
+        step, found changed exactly as the question said, doing what its
+        plan line shows (found any other way, it asks)."""
+        listed = self._these.get(action.step) if action.step is not None else None
+        if listed is None or not action.changed or listed[0] != action.changed or action.shown is None \
+                or (self._granted or self._plan) is None or self._differs(action, changed=True):
+            return None
+        return listed[1]
 
     def _grant_covers(self, action: Action) -> bool:
         plan = self._granted
@@ -430,6 +462,11 @@ class Gate:
                 self.log.append({"action": _logged(action), "skills": list(skills), "reason": reason,
                                  "decision": "allowed by this run's approval"})
                 return
+            if (by := self._these_cover(action)) is not None:
+                self.log.append({"action": _logged(action), "skills": list(skills), "reason": reason,
+                                 "decision": f"allowed: listed as changed with step {by}, which the person "
+                                             "allowed with these steps"})
+                return
             if (by := self._like_covers(action)) is not None:
                 self.log.append({"action": _logged(action), "skills": list(skills), "reason": reason,
                                  "decision": f"allowed: changed like step {by}, which the person allowed "
@@ -443,15 +480,21 @@ class Gate:
         answer = self.approver.ask(request)
         granted = answer.request_id == request.id and answer.allow
         whole = granted and answer.run and offer is not None
+        these = granted and answer.these and request.offers_these
         decision = "allowed this run" if whole else "allowed with later steps changed the same way" \
-            if granted and answer.like and request.offers_like else "allowed once" if granted else "denied"
+            if granted and answer.like and request.offers_like else \
+            f"allowed with the {len(action.ahead)} changed steps it listed" if these else \
+            "allowed once" if granted else "denied"
         self.log.append({"action": _logged(action), "skills": list(skills), "reason": reason,
                          "decision": decision, "asked": True})
         if not granted:
             why = f" ({answer.why})" if answer.why else ""
-            raise PolicyStop(f"not approved{why}: {request.describe()}")
+            raise PolicyStop(f"not approved{why}: {request.describe(listed=False)}")
         if answer.like and request.offers_like:
             self._like.setdefault(action.change, int(action.step or 0))
+        if these:
+            for n, words in action.ahead:
+                self._these.setdefault(n, (words, int(action.step or 0)))
         if whole:
             self._granted, self._covered = offer, int(action.step or 0)
         elif action.planned and action.step is not None:

@@ -62,6 +62,10 @@ ARRIVE_SLICE = 0.5  # seconds between looks at whether a document is still on it
 ARRIVE_MIN = 2.0
 SHOW_TRIES = 3  # times a person is asked to show a step's target before the step halts
 SHOWS_TIMEOUT = 5.0  # seconds the final page may take to show this run's values once it is there
+# A changed step's question lists the later steps of its page found changed too (Replayer._changed_ahead):
+AHEAD_ACTIONS = frozenset({"click", "dblclick", "type", "select", "check"})  # the steps looked at ahead
+AHEAD_TIMEOUT = 0.3  # seconds one may take to be found: it is on the page already, or it is passed over
+AHEAD_STEPS = 12  # the most steps looked at ahead
 # The final page's visible text holds each value as whole words, case and spacing aside.
 _SHOWS = r"""needles => {
   const text = (document.body ? document.body.innerText : "").replace(/\s+/g, " ").toLowerCase();
@@ -161,18 +165,48 @@ class Replayer:
         plan approved (``target``, ``value``: as this replay worked them out)."""
         outside = None if in_scope(url, self.proc.scope) else self._outside_words(url)
         asked, began = len(self.gate.log), time.monotonic()
-        differs = f"{self.scrubber.scrub(changed)}; " if changed else ""
+        changed = self.scrubber.scrub(changed)
+        differs = f"{changed}; " if changed else ""
         note = "" if planned else ("found, but not exactly as demonstrated (the page changed since): "
                                    f"{differs}asked again, outside any approval of the whole run")
         line = self._line(step, target, value) if step is not None else None
         act = Action("computer_act", what, url, n, planned=planned and not outside, note=note, shown=line,
-                     change="" if planned else kind)
+                     change="" if planned else kind, changed="" if planned else changed,
+                     ahead=() if planned or step is None else self._changed_ahead(step))
         try:
             self.gate.guard(act, outside)
         finally:
             self._asked = any(e.get("asked") for e in self.gate.log[asked:])  # a person answered
             if self._asked:
                 self._waited += _ms(began)
+
+    def _changed_ahead(self, step: PlanStep) -> tuple[tuple[int, str], ...]:
+        """The later steps of this page found changed too, looked up now
+        (nothing acts): from the step after ``step`` until a step leads to
+        another page or presses a key, at most ``AHEAD_STEPS``, each that
+        acts on an element of this page already there (one not there yet —
+        an option a typed text will bring — is passed over). Each: (its
+        step, what changed, in the words its own question would say); its
+        picture is taken, for the question to show."""
+        later = self.proc.steps[self.proc.steps.index(step) + 1:][:AHEAD_STEPS]
+        out: list[tuple[int, str]] = []
+        before = step
+        for nxt in later:
+            anchor = self.proc.anchors.get(nxt.anchor or "")
+            if before.expect or before.action == "press":
+                break
+            before = nxt
+            if nxt.action not in AHEAD_ACTIONS or anchor is None:
+                continue
+            try:
+                hit = locate.resolve(self.page, nxt.n, anchor, AHEAD_TIMEOUT, self.values)
+            except Halt:
+                continue
+            if not hit.as_taught:
+                out.append((nxt.n, self.scrubber.scrub(hit.changed)))
+                self._before(nxt, hit.target, keep=False)
+                self._demonstrated(nxt, anchor)
+        return tuple(out)
 
     def navigation_outside(self, url: str) -> str | None:
         """A page or frame of any tab going outside the scope (the guard's judge;
@@ -334,9 +368,11 @@ class Replayer:
             self.observer.picture(result.n, "after", after)  # type: ignore[union-attr]
         self._tell(result)
 
-    def _before(self, step: PlanStep, target: PwLocator) -> None:
-        """The target's crop as it is about to be acted on (a secret's field painted over)."""
-        if step.secret:
+    def _before(self, step: PlanStep, target: PwLocator, keep: bool = True) -> None:
+        """The target's crop as it is about to be acted on (a secret's field
+        painted over); ``keep``: a field a secret goes into, painted over in
+        every later picture (not for a step only looked at ahead)."""
+        if step.secret and keep:
             self._secret_fields.append(target)
         if self.observer is not None and self.observer.pictures:
             if (jpeg := crop(self.page, target, self._secret_fields)) is not None:

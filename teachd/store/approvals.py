@@ -8,7 +8,9 @@ answer before the timeout is a deny (the row says ``expired``); a request
 whose run was cancelled is ``withdrawn``. An allow is ``allowed`` (this step)
 or ``allowed_run`` (the whole plan the request carried), or ``allowed_like``
 (a step found changed, with later steps changed the same way in this run:
-``like``, offered only where the request says so). A request that asks
+``like``, offered only where the request says so), or ``allowed_these`` (a
+step found changed, with the later steps of its page the request listed as
+changed: ``these``, likewise). A request that asks
 *where* (a halted step, shown on its page's picture: ``Gate.point``) is
 answered ``here`` with the point (``shown``, the point kept beside it) or
 ``deny``; it takes no other answer, and no other request takes ``here``.
@@ -30,7 +32,8 @@ from teachd.core.errors import BadInput, NotFound
 from teachd.store.skills import SkillStore
 
 # a person's word → the row's state
-_STATE = {"run": "allowed_run", "once": "allowed", "like": "allowed_like", "here": "shown"}
+_STATE = {"run": "allowed_run", "once": "allowed", "like": "allowed_like", "these": "allowed_these",
+          "here": "shown"}
 # (anything else: denied)
 _WORD = {state: word for word, state in _STATE.items()}
 APPROVAL_TIMEOUT = 300.0  # seconds a request waits for a person; then it is a deny
@@ -99,6 +102,8 @@ class ApprovalQueue:
         if word == "like" and not asks.get("like"):
             raise BadInput("this request's step did not change in a way later steps can share: "
                            "answer once or deny")
+        if word == "these" and not asks.get("these"):
+            raise BadInput("this request lists no other changed steps of its page: answer once or deny")
         if where and word not in ("here", "deny"):
             raise BadInput("this request asks where the step's target is now: answer here with x and y "
                            "(where you clicked on its picture), or deny")

@@ -220,6 +220,7 @@ document.addEventListener('click', (ev) => {
     flash(word === 'deny' ? 'Denied: the run stops there, with no effect.'
       : word === 'run' ? 'Allowed for this run: every step of its plan, in order.'
       : word === 'like' ? 'Allowed: this step, and later steps changed the same way in this run.'
+      : word === 'these' ? 'Allowed: this step, and the changed steps of its page it listed.'
       : 'Allowed: this step.');
     document.dispatchEvent(new CustomEvent('teachd:answered', {detail: {id, word}}));
     refreshWaiting();
