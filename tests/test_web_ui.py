@@ -739,3 +739,32 @@ def test_the_skill_page_shows_its_history_as_a_timeline_with_how_often_it_worked
         page.close()
         with ui.server.api() as api:
             assert api.delete(f"/api/runs/{ui.done}/feedback/{SLUG}").status_code == 200
+
+
+def test_a_message_says_what_the_last_action_did_and_no_more(ui: UI, browser) -> None:
+    """No stale messages: an error stays only until the next action, wherever
+    on the page that is; a message that is not an error fades after its time
+    (the page's clock run forward, not waited for)."""
+    page = logged_in(browser, ui.server, ui.login)
+    try:
+        page.clock.install()
+        page.goto(ui.server.url + "/skills")
+        _settle(page)
+        page.get_by_role("button", name="Import", exact=True).click()  # no file chosen
+        error = page.get_by_text("Choose a file or a folder first")
+        error.wait_for()
+        switch = page.get_by_role("switch", name=f"Enabled: {SLUG}")
+        switch.uncheck()
+        done = page.get_by_text(f"{SLUG} disabled")
+        done.wait_for()
+        assert error.count() == 0  # the next action's message only, not an old error beside it
+        page.clock.run_for(5_000)
+        assert done.is_visible()  # still news a moment later
+        page.clock.run_for(8_000)
+        assert done.count() == 0  # faded
+        switch.check()
+        page.get_by_text(f"{SLUG} enabled").wait_for()
+    finally:
+        page.close()
+        with ui.server.api() as api:
+            api.put(f"/api/skills/{SLUG}/enabled", json={"on": True})

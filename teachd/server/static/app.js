@@ -61,22 +61,27 @@ async function fragment(url) {
 
 // A message: next to what caused it (`near`: an element inside a [data-errors] box
 // holding a .flash), else at the top of the page (which stays in view).
+// A message says what the last action did, for as long as that is news: the next action clears
+// every message on the page (an old error beside a new success is a stale one), a message that is not
+// an error fades after FLASH_MS, and a page brought back by Back or Forward shows none.
+const FLASH_MS = 12000;
 function flash(msg, kind, near) {
   const box = near && near.closest ? near.closest('[data-errors]') : null;
   const f = (box && box.querySelector('.flash')) || document.getElementById('flash');
   if (!f) return;
-  f.textContent = say(msg);
+  const said = say(msg);
+  f.textContent = said;
   f.className = 'flash ' + (kind || 'info');
+  clearTimeout(f.fading);
+  if (kind !== 'err') f.fading = setTimeout(() => { if (f.textContent === said) clear(f); }, FLASH_MS);
 }
-function unflash(near) {
-  const box = near && near.closest ? near.closest('[data-errors]') : null;
-  const f = box && box.querySelector('.flash');
-  if (f) { f.textContent = ''; f.className = 'flash'; }
-}
+function clear(f) { clearTimeout(f.fading); f.textContent = ''; f.className = 'flash'; }
+function unflash() { document.querySelectorAll('.flash').forEach(clear); }
+window.addEventListener('pageshow', (ev) => { if (ev.persisted) unflash(); });
 
 async function act(fn, done, near) {
   try {
-    unflash(near);
+    unflash();
     const r = await fn();
     if (done) await done(r);
     return r;

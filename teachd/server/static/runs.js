@@ -90,7 +90,7 @@ async function newRun(known, slug) {  // a daemon that answers a job id: find th
 }
 runButton.addEventListener('click', async () => {
   if (runButton.disabled) return;
-  unflash(runButton);
+  unflash();
   const slug = pick.required(runButton);
   if (!slug) return;
   runButton.disabled = true;

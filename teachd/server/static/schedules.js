@@ -54,7 +54,7 @@ const form = paramForm('schedule'), pick = skillPick(field);
 pick.onPick((slug) => form.load(slug));
 $('check').addEventListener('change', () => { $('schedule-params').disabled = $('check').checked; });
 add.addEventListener('click', () => {
-  unflash(add);
+  unflash();
   const slug = pick.required(add);
   if (!slug) return;
   const check = $('check').checked;
