@@ -469,8 +469,17 @@ def test_closing_the_recording_browser_goes_to_the_review_and_saves_from_there(t
             page.locator("#steps").get_by_text("the Email field").wait_for(timeout=15_000)
             for p in context.pages:
                 p.close()
-            page.get_by_role("button", name="Save the skill").click(timeout=60_000)  # the review, as after Stop
+            page.get_by_role("button", name="Save the skill").wait_for(timeout=60_000)  # the review, as after Stop
+            page.evaluate("""() => {  // what the state says while it saves, and whether Save waits meanwhile
+              window.said = [];
+              new MutationObserver(() => window.said.push([document.getElementById('state').textContent,
+                  Boolean(document.querySelector('[data-save]')?.disabled)]))
+                .observe(document.getElementById('state'), {childList: true, characterData: true, subtree: true});
+            }""")
+            page.get_by_role("button", name="Save the skill").click()
             page.get_by_role("link", name="taught-open-the-sign-in-page v1").wait_for(timeout=60_000)
+            said = page.evaluate("() => window.said")
+            assert ["Saving: compiling 2 steps into the skill…", True] in said, said
             assert page.get_by_role("button", name="Start").is_enabled()  # free for the next one
     finally:
         s.stop()

@@ -136,7 +136,8 @@ def teach(app: App, name: str | None, url: str | None, repair_run: str | None, e
         raise
     finally:
         lock.release()
-    _say_stopped(outcome, folder, as_json)
+    reviewing = not (repairing or no_save or no_review or as_json) and sys.stdin.isatty()
+    _say_stopped(outcome, folder, as_json, "Your review…" if reviewing else "" if no_save else "Compiling…")
     if repairing:
         return save_repair(app, folder, extend_scope, as_json)
     if no_save:
@@ -144,8 +145,9 @@ def teach(app: App, name: str | None, url: str | None, repair_run: str | None, e
              f"recording {folder.name}: kept for review, not saved "
              f"(`teachd compile {folder} --save` saves it)")
         return None
-    if not (no_review or as_json) and sys.stdin.isatty():
+    if reviewing:
         _review(app, folder)
+        click.echo("teachd: compiling…", err=True)
     _save_taught(app, folder, as_json)
 
 
@@ -189,7 +191,7 @@ def _check_arguments(name: str | None, url: str | None, repair_run: str | None) 
         raise BadInput(f"--url must be an http(s) URL, not {url!r}")
 
 
-def _say_stopped(outcome: Any, folder: Path, as_json: bool) -> None:
+def _say_stopped(outcome: Any, folder: Path, as_json: bool, then: str) -> None:
     """How the recording ended; a full disk is an error that says where the whole recording is kept."""
     if outcome.disk_full:
         raise Unavailable(f"the disk holding {folder.parent} is full ({outcome.disk_full}): the recording "
@@ -200,7 +202,7 @@ def _say_stopped(outcome: Any, folder: Path, as_json: bool) -> None:
                                "crops": outcome.frames}), err=True)
     else:
         click.echo(f"teachd: stopped ({outcome.reason}); {outcome.events} events, "
-                   f"{outcome.frames} crops. Compiling…", err=True)
+                   f"{outcome.frames} crops. {then}".rstrip(), err=True)
 
 
 def _save_taught(app: App, folder: Path, as_json: bool) -> None:

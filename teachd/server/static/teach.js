@@ -4,7 +4,7 @@
 const $ = (id) => document.getElementById(id);
 const clone = (id) => $(id).content.firstElementChild.cloneNode(true);
 
-let shownResult = '', shownRows = '';
+let shownResult = '', shownRows = '', saving = '';
 // the person's review, each step by its seq: unticked, named, its value fixed or secret; checks in words
 const dropped = new Set(), names = new Map(), kinds = new Map(), checks = [];
 const forget = () => { dropped.clear(); names.clear(); kinds.clear(); checks.length = 0; };
@@ -35,8 +35,8 @@ function show(st) {
       || (kind === 'undo' && kept <= 1) || (kind === 'mark' && paused);
   }
   const review = Boolean(st.result && st.result.review);
-  if (review) $('state').textContent = 'Review the steps: untick one to leave it out, name it, choose what '
-    + 'each typed value is, add a check — then Save or Discard.';
+  if (review) $('state').textContent = saving || ('Review the steps: untick one to leave it out, name it, '
+    + 'choose what each typed value is, add a check — then Save or Discard.');
   $('stop').textContent = fix ? 'Done' : 'Stop and review';
   const rowsKey = JSON.stringify([rows, review]);
   if (rowsKey !== shownRows) {  // redrawn only when it changed: a tick or the focus stays where it is
@@ -108,8 +108,15 @@ function showResult(st, fix) {
       drawChecks();
     });
     drawChecks();
-    p.querySelector('[data-save]').addEventListener('click', (ev) => act(
-      () => api('POST', '/api/teach/save', edits()), (st2) => { forget(); show(st2); }, ev.currentTarget));
+    p.querySelector('[data-save]').addEventListener('click', (ev) => {
+      const save = ev.currentTarget;
+      const kept = (st.steps || []).filter((r) => !r.undone && r.seq != null && !dropped.has(r.seq)).length + 1;
+      save.disabled = true;  // one save; the state says what it is doing meanwhile
+      saving = `Saving: compiling ${kept} step${kept === 1 ? '' : 's'} into the skill…`;
+      $('state').textContent = saving;
+      act(() => api('POST', '/api/teach/save', edits()), (st2) => { forget(); show(st2); }, save)
+        .finally(() => { save.disabled = false; saving = ''; });
+    });
     p.querySelector('[data-discard]').addEventListener('click', (ev) => {
       if (!confirm('Discard this demonstration? Its recording is deleted; nothing is saved.')) return;
       act(() => api('POST', '/api/teach/discard'), (st2) => { forget(); show(st2); }, ev.currentTarget);
