@@ -16,7 +16,7 @@ from tests.drift_suite import SLUG, Taught, replay_cli, teach_task
 
 PASSWORD = "Rr9-replay-Secret"
 APPROVE_ALL = "once\n" * 80
-__all__ = ["PASSWORD", "SLUG", "copy_home", "held_at", "replay", "teach_sample"]
+__all__ = ["PASSWORD", "SLUG", "copy_home", "held_at", "replay", "sign_in", "teach_sample"]
 
 
 def teach_sample(base: Path, teach: Callable[[Path, str, dict[str, str]], Taught] = teach_task) -> Taught:
@@ -58,3 +58,13 @@ def held_at(app: Any, prefix: str) -> Iterator[tuple[threading.Event, threading.
         yield reached, release
     finally:
         release.set()
+
+
+def sign_in(page: Any, password: str = PASSWORD) -> None:
+    """A person signs in to the sample app, field by field, as a recorder sees it."""
+    page.click("#email")
+    page.keyboard.type("alice@example.com")
+    page.click("#password")
+    page.keyboard.type(password)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/dashboard")

@@ -25,7 +25,7 @@ from teachd.store import open_store
 from teachd.store.runs import RunStore
 from tests.conftest import all_bytes_under
 from tests.desktop import free_port
-from tests.sample_task import PASSWORD, SLUG
+from tests.sample_task import PASSWORD, SLUG, sign_in
 
 SHOTS = os.environ.get("TEACHD_SCREENSHOTS")  # a folder: the README's pictures are made here
 
@@ -373,12 +373,7 @@ def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browse
             page.get_by_role("button", name="Resume").click()
             page.wait_for_function("() => !document.getElementById('state').textContent.includes('paused')",
                                    timeout=15_000)
-            taught_page.click("#email")
-            taught_page.keyboard.type("alice@example.com")
-            taught_page.click("#password")
-            taught_page.keyboard.type(PASSWORD)
-            taught_page.click("button[type=submit]")
-            taught_page.wait_for_url("**/dashboard")
+            sign_in(taught_page)
             page.locator("#steps").get_by_text("the Sign in button").wait_for(timeout=15_000)
             steps = page.locator("#steps").inner_text()
             assert "type\tthe Password field masked" in steps and PASSWORD not in steps

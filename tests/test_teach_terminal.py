@@ -27,7 +27,7 @@ from teachd.teach.process import free_port, read_events
 from teachd.teach.review import review
 from tests.compiler_helpers import EXPENSE
 from tests.conftest import all_bytes_under
-from tests.sample_task import PASSWORD
+from tests.sample_task import PASSWORD, sign_in
 
 
 def scripted(*lines: str) -> tuple[Any, list[str]]:
@@ -121,12 +121,7 @@ def test_teach_on_a_terminal_reviews_before_it_saves(tmp_path: Path, cli_env_run
             _read_until(master, "to finish")
             with sync_playwright() as pw:
                 page = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{cdp}").contexts[0].pages[0]
-                page.click("#email")
-                page.keyboard.type("alice@example.com")
-                page.click("#password")
-                page.keyboard.type(PASSWORD)
-                page.click("button[type=submit]")
-                page.wait_for_url("**/dashboard")
+                sign_in(page)
                 page.get_by_role("heading", name="Dashboard").wait_for()
                 stopped = cli_env_runner(env, "teach", "stop")
                 assert stopped.returncode == 0, stopped.stderr
