@@ -115,6 +115,35 @@ def test_repair_saves_a_new_version_with_a_dated_history_line(repaired_submit) -
     assert repaired_submit["folder"].is_dir()  # the repair's recording is kept
 
 
+def test_a_repairs_replay_up_to_the_step_is_a_run_with_its_own_page(repaired_submit) -> None:
+    """The lead-in (steps 1…N−1 replayed before the person shows step N) is
+    a run of its own: recorded with each step, said to be the repair of the
+    halted run, never offered for Worked/Failed, and its page and API
+    record answer through the daemon."""
+    from teachd.config import settings_from_env
+    from teachd.store import open_store
+    from teachd.store.runs import RunStore
+    from tests.test_server import serve
+
+    env, run_id, step = (repaired_submit[k] for k in ("env", "run_id", "step"))
+    runs = RunStore(open_store(settings_from_env(env)))
+    [lead] = [r for r in runs.recent() if r.get("origin") == f"repair of {run_id}"]
+    record = runs.one(lead["run_id"])
+    assert record["status"] == "success" and f"handed step {step} to you" in record["message"]
+    assert [s["n"] for s in record["steps"]] == list(range(1, step))
+    assert all(s["status"] == "ok" for s in record["steps"]) and not record.get("slug") and record["used"] == []
+    server = serve(env)
+    try:
+        with server.api() as api:
+            assert api.get(f"/api/runs/{lead['run_id']}").status_code == 200
+            page = api.get(f"/runs/{lead['run_id']}")
+            assert page.status_code == 200 and f"repair of {run_id}" in page.text
+            assert all(f'id="step-{n}"' in page.text for n in range(1, step))
+            assert "Did it work?" not in page.text
+    finally:
+        server.stop()
+
+
 # The repair changed one anchor's evidence (the test above: steps and every
 # other anchor are as they were), so the variants that can tell are
 # those around that button: the one it was repaired on, the original, the

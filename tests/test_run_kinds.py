@@ -11,8 +11,8 @@ process was killed mid-run (left *running*, then ended as a starting daemon
 ends it: ``end_orphans``); a health check, which acts on nothing and is a
 run of its own all the same.
 
-Not here: a repair ("Show me this step") is a recording, on the Teach
-page, not a run."""
+A repair ("Show me this step") is a recording; its replay up to the step is
+a run with its page too, tested where repairs are (``tests/test_repair.py``)."""
 
 from __future__ import annotations
 

@@ -255,7 +255,8 @@ def _repairing(app: App, run_id: str, ask_on: str, as_json: bool) -> _Repairing:
     gate = Gate(approver, saved_rules=RuleStore(app.store.db, app.store.owner).tools())
     proc = prepare(RunSession(app.store, gate, None), target.slug, {})
     say = None if as_json else (lambda msg: click.echo(f"teachd: {msg}", err=True))
-    return _Repairing(target.name, target.step.n, proc.start_url, lead_in(target, proc, gate, secret, say))
+    return _Repairing(target.name, target.step.n, proc.start_url,
+                      lead_in(target, proc, gate, secret, say, runs=RunStore(app.store)))
 
 
 def save_repair(app: App, folder: Path, extend_scope: bool, as_json: bool) -> None:

@@ -94,20 +94,50 @@ def repair_target(runs: RunStore, run_id: str) -> RepairTarget:
 
 def lead_in(target: RepairTarget, proc: Procedure, gate: Gate, secret: Callable[[str], str],
             progress: Callable[[str], None] | None = None,
-            step_timeout: float | None = None) -> Callable[[BrowserContext, Page], LeadIn]:
+            step_timeout: float | None = None,
+            runs: RunStore | None = None) -> Callable[[BrowserContext, Page], LeadIn]:
     """The recorder's lead-in: steps 1…N−1 replayed on its page, then the
-    person takes over at step N with the banner naming it."""
+    person takes over at step N with the banner naming it. With ``runs``,
+    the lead-in is a run of its own, with its page like any replay's: its
+    steps as they go, its questions, how it ended ("repair of run …")."""
     from recorder.record import LeadIn
+    from teachd.runner.plan_view import plan_of
     from teachd.runner.replay import STEP_TIMEOUT, Halt, Replayer
+    from teachd.runner.run import RunWatch
 
     def run(context: BrowserContext, page: Page) -> LeadIn:
+        n = target.step.n
+        run_id = runs.new_run_id() if runs is not None else ""
+        watch = None
+        if runs is not None:
+            runs.start(run_id, {target.slug: target.version})
+            plan = plan_of(target.slug, proc, {})
+            # no slug, nothing "used": a lead-in is not the skill's run to judge (no Worked/Failed)
+            watch = RunWatch(runs, run_id, {"origin": f"repair of {target.run_id}", "used": [], "params": {},
+                                            "start_url": None, "plan": plan.as_dict()["steps"],
+                                            "origins": list(plan.origins), "repairs": target.run_id}, False)
+            runs.progress(run_id, watch.detail())
         replayer = Replayer(context, page, proc, gate, {}, secret, progress=progress,
-                            step_timeout=step_timeout or STEP_TIMEOUT)
+                            step_timeout=step_timeout or STEP_TIMEOUT, observer=watch)
+        log_from = len(gate.log)
+        status, message = "failure", ""
         try:
-            replayer.run(until=target.step.n)
+            replayer.run(until=n)
+            status = "success"
+            message = (f"replayed steps 1–{n - 1}, then handed step {n} to you to show as the page is now "
+                       f"(the repair of {target.run_id})" if n > 1 else
+                       f"handed step 1 to you to show (the repair of {target.run_id})")
         except Halt as exc:
-            raise Halt(f"the replay before step {target.step.n} halted ({exc}); nothing was recorded: "
-                       "replay the skill to see where it stops now") from None
+            message = f"the replay before step {n} halted ({exc}); nothing was recorded"
+            raise Halt(f"{message}: replay the skill to see where it stops now") from None
+        except PolicyStop as exc:
+            status, message = "aborted", str(exc)
+            raise
+        finally:
+            if runs is not None and watch is not None:
+                runs.finish(run_id, status, {**watch.detail(), "message": message,
+                                             "steps": [r.as_dict() for r in replayer.results],
+                                             "gate": gate.log[log_from:]})
         return LeadIn(replayer.page, banner(target.step), target.start_fields())
 
     return run
