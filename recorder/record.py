@@ -162,6 +162,7 @@ class _Recording:
             # A person's window is real, not emulated: the page reflows when
             # they resize it, and screen crops line up with the page.
             size = {"width": opts.viewport["w"], "height": opts.viewport["h"]}
+            _without_password_manager(self.profile)
             return pw.chromium.launch_persistent_context(
                 str(self.profile), executable_path=exe, headless=opts.headless,
                 args=launch_args(opts.cdp_port)
@@ -401,3 +402,15 @@ def _rmtree_quiet(path: Path) -> None:
     import shutil
 
     shutil.rmtree(path, ignore_errors=True)
+
+
+def _without_password_manager(profile: Path) -> None:
+    """The recorder's Chromium never offers to save a password the person
+    typed: kept, it would be on disk in the profile (and the bubble covers
+    the page while they demonstrate)."""
+    prefs = profile / "Default" / "Preferences"
+    if prefs.exists():
+        return
+    prefs.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    prefs.write_text(json.dumps({"credentials_enable_service": False,
+                                 "profile": {"password_manager_enabled": False}}), encoding="utf-8")

@@ -75,6 +75,18 @@ def test_demo_serve_keeps_the_app_and_the_web_ui_up_and_the_demos_skill_runs_aga
             run = run_until(api, run_id, lambda r: r["status"] != "running")
             assert run["status"] == "success", run["message"]
             assert api.get("/api/waiting").json() == {"approvals": 0, "secrets": 0}
+            # the command line on the same home, beside the daemon: both see what either writes
+            # (a CLI command once took the daemon's write-ahead log away; what it wrote then was lost)
+            cli = {**env, "TEACHD_HOME": str(home)}
+            for name in ("made-in-the-ui", "made-after-the-cli"):
+                made = api.post("/api/skills", json={"slug": name, "template": "meeting-notes"})
+                assert made.status_code == 200, made.text
+                listed = subprocess.run([sys.executable, "-m", "teachd", "skills", "list", "--json"], env=cli,
+                                        capture_output=True, text=True, timeout=60)
+                assert listed.returncode == 0 and name in listed.stdout, listed.stdout + listed.stderr
+            fds = Path(f"/proc/{proc.pid}/fd")
+            gone = [os.readlink(fd) for fd in fds.iterdir() if os.readlink(fd).endswith("(deleted)")]
+            assert not [f for f in gone if "teachd.db" in f], gone
         assert sample.group(2).encode() not in b"".join(p.read_bytes() for p in home.rglob("*") if p.is_file())
     finally:
         if proc.poll() is None:

@@ -192,6 +192,8 @@ def test_on_a_phone_every_question_says_what_changed_with_its_answers_in_the_fir
             page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=shown.element_handle(),
                                    timeout=15_000)
             assert "As demonstrated" in question.inner_text()
+            demonstrated = api.get(f"/api/runs/{run_id}/pictures/{n}/demonstrated")
+            assert demonstrated.status_code == 200 and _outlined(demonstrated.content), n  # outlined there too
             assert _in_first_screen(page, question.get_by_role("button", name="Allow this step"))
             now = " ".join(page.locator(".now-card").inner_text().split())
             assert re.search(r"Waiting at step \d+ of 28", now), now
@@ -211,6 +213,7 @@ def test_on_a_phone_every_question_says_what_changed_with_its_answers_in_the_fir
             page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=where.element_handle(),
                                    timeout=15_000)
             shot(page, "phone-asks-where")
+
             page.evaluate("() => window.scrollTo(0, 0)")
             top = where.bounding_box()
             assert top is not None and top["y"] + 100 < 844  # it shows in the first screen, Stop under it

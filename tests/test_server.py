@@ -254,7 +254,7 @@ def test_skills_page_switches_search_and_the_editor(server: Server, browser) -> 
     with server.api() as api:
         assert api.get(f"/api/skills/{SLUG}").json()["approval"]["always_ask"] is False
     page.get_by_label("Always ask").check()
-    page.get_by_label("run_command").check()
+    page.get_by_label("Run a command").check()
     page.get_by_role("button", name="Save approval").click()
     page.get_by_text(f"v{v0 + 2}").first.wait_for()
     # a file within the limits, then one over them (the raw editors start collapsed)

@@ -123,6 +123,11 @@ def test_teach_on_a_terminal_reviews_before_it_saves(tmp_path: Path, cli_env_run
                 page = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{cdp}").contexts[0].pages[0]
                 sign_in(page)
                 page.get_by_role("heading", name="Dashboard").wait_for()
+                # the recorder's Chromium never offers to keep the password just typed
+                (prefs,) = (home / "recordings").glob(".profile-*/Default/Preferences")
+                said = json.loads(prefs.read_text())
+                assert said["profile"]["password_manager_enabled"] is False
+                assert said["credentials_enable_service"] is False
                 stopped = cli_env_runner(env, "teach", "stop")
                 assert stopped.returncode == 0, stopped.stderr
             listed = _read_until(master, "review> ")

@@ -548,7 +548,7 @@ def test_the_skill_page_starts_with_a_summary_and_guards_its_edits(ui: UI, brows
     page = logged_in(browser, ui.server, ui.login)
     page.goto(f"{ui.server.url}/skills/{SLUG}")
     summary = page.locator("dl.facts").first.inner_text()
-    assert "Scope" in summary and "Parameters" in summary and "asks you before every" in summary
+    assert "Scope" in summary and "Parameters" in summary and "asks you first, each time it would: act on the computer" in summary
     assert not page.get_by_label("Instructions").is_visible()  # the raw editors start collapsed
     assert page.locator("details#files").get_attribute("open") is None
     with ui.server.api() as api:
@@ -692,6 +692,15 @@ def test_an_exported_zip_imports_through_the_skills_page(ui: UI, browser, tmp_pa
             assert bad.status_code == 400 and "base64" in bad.json()["error"]
         assert after["files"] == before["files"] and after["description"] == "Travels as a zip."
         assert after["instructions"].strip() == before["instructions"].strip()  # the file's blank line kept
+        # the same file again: the skill exists, so it is asked, and becomes its next version
+        page.goto(ui.server.url + "/skills")
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.get_by_label("A SKILL.md, a JSON envelope or an exported zip").set_input_files(str(archive))
+        page.get_by_role("button", name="Import", exact=True).click()
+        page.wait_for_url("**/skills/zip-round-trip")
+        with ui.server.api() as api:
+            again = api.get("/api/skills/zip-round-trip").json()
+        assert again["version"] == after["version"] + 1 and again["files"] == before["files"]
     finally:
         page.close()
         with ui.server.api() as api:
@@ -768,3 +777,28 @@ def test_a_message_says_what_the_last_action_did_and_no_more(ui: UI, browser) ->
         page.close()
         with ui.server.api() as api:
             api.put(f"/api/skills/{SLUG}/enabled", json={"on": True})
+
+
+def test_a_question_asking_where_a_step_is_shows_what_to_look_for_as_demonstrated(ui: UI, browser) -> None:
+    """A step not found asks where it is now, on the page's picture; beside it,
+    the demonstration's own picture of the target (where the run kept one)."""
+    run_id = ui.runs.new_run_id()
+    ui.runs.start(run_id, {SLUG: ui.version})
+    ui.runs.progress(run_id, {"slug": SLUG, "origin": "web UI", "used": [SLUG], "plan": PLAN, "origins": ORIGINS,
+                              "steps": [_result(1), _result(2), _result(3)]})
+    ui.runs.put_picture(run_id, 4, "now", _jpeg((240, 240, 240), "the page now"))
+    ui.runs.put_picture(run_id, 4, "demonstrated", _jpeg((45, 91, 215), "the Sign in button, demonstrated"))
+    asking = ui.ask(run_id, {**_request(4, offers_run=False), "show": True})
+    page = logged_in(browser, ui.server, ui.login)
+    try:
+        page.goto(f"{ui.server.url}/runs/{run_id}")
+        look_for = page.locator(".question figure.demonstrated img")
+        page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=look_for.element_handle(),
+                               timeout=15_000)
+        assert "What to look for" in page.locator(".question").inner_text()
+        page.get_by_role("button", name="Stop the run here").click()
+        asking.thread.join(10)  # type: ignore[union-attr]
+        assert asking.got == ["deny"]
+    finally:
+        page.close()
+        ui.runs.finish(run_id, "aborted", {"message": "stopped by the test"})

@@ -125,6 +125,11 @@ def run_demo(say: Callable[[str], None], settings: Settings, home: Path | None =
         updated = give_feedback(runs, outcome.run_id, skill.slug, verdict, note="teachd demo").skill
         history = updated.current.instructions.split("## History", 1)[1].strip()
         say(f"4. Feedback recorded as v{updated.current_version}. History:\n{history}\n")
+        # The scan reads the database's own files: this process's connection to them closes first.
+        # (Closing any handle on a file drops every POSIX lock this process holds on it: a connection
+        # left open would look to another process like none, and the next CLI command on this home
+        # would check the WAL in and delete it from under the daemon that --serve starts here.)
+        store.db.close()
         leaks = [p for p in home.rglob("*") if p.is_file() and password.encode() in p.read_bytes()]
         say(f"5. The demo password appears in {len(leaks)} of the files under {home}.")
         summary.update(status=outcome.status, effect_ok=ok, run_id=outcome.run_id, leaks=len(leaks),

@@ -231,7 +231,9 @@ class Request:
         note = f"; {visible(a.note)}" if a.note else ""
         ahead = "".join(f"; step {n} on this page changed too: {visible(words)}" for n, words in a.ahead) \
             if self.offers_these and listed else ""
-        said = f"{step}{visible(a.tool)} {visible(a.target)}{where} — {visible(self.reason)}"
+        # the act on the computer says itself ("type the Email field"); any other tool is named
+        tool = "" if a.tool == "computer_act" else f"{visible(a.tool)}: "
+        said = f"{step}{tool}{visible(a.target)}{where} — {visible(self.reason)}"
         return f"{said}{note}{ahead}{who}"
 
 

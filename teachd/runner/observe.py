@@ -36,15 +36,18 @@ class StepObserver(Protocol):
         """``kind``: ``before`` (the target's crop), ``after`` (the page), or
         ``demonstrated`` (the demonstration's crop of a changed step's target)."""
 
-    def demonstration(self, crop: Mapping[str, str]) -> bytes | None:
+    def demonstration(self, crop: Mapping[str, str], geometry: Mapping[str, Any]) -> bytes | None:
         """The demonstration's crop of a target, where it is kept (``demonstrated_crop``)."""
 
 
-def demonstrated_crop(recordings: Path, crop: Mapping[str, str]) -> bytes | None:
+def demonstrated_crop(recordings: Path, crop: Mapping[str, str],
+                      geometry: Mapping[str, Any] | None = None) -> bytes | None:
     """A recorder's crop (``Anchor.crop``: a recording's id and a frame's
     name, checked again here) as JPEG, or None where the recording is gone
     (retention) or the reference names anything outside its folder. The
-    crop was taken with every secret field blacked out (recorder.crops)."""
+    crop was taken with every secret field blacked out (recorder.crops).
+    With the anchor's ``geometry`` (its box, and that box relative to the
+    viewport), the target is outlined in it as in this run's crop."""
     from PIL import Image
 
     from compiler.plan import crop_ref
@@ -59,9 +62,27 @@ def demonstrated_crop(recordings: Path, crop: Mapping[str, str]) -> bytes | None
         with Image.open(path) as img:
             out = io.BytesIO()
             img.convert("RGB").save(out, "JPEG", quality=QUALITY)
-            return out.getvalue()
+            width = img.width
     except Exception:  # noqa: BLE001 — an unreadable crop is just not shown
         return None
+    box = _target_in_crop(geometry or {}, width)
+    return outlined(out.getvalue(), box) if box else out.getvalue()
+
+
+def _target_in_crop(geometry: Mapping[str, Any], width: int) -> tuple[float, float, float, float] | None:
+    """Where the target is in the recorder's crop of it, in the crop's pixels:
+    the crop is its box grown by the recorder's margin, clamped to the
+    viewport (recorder.crops.crop_box), at the page's pixel ratio."""
+    from recorder.crops import crop_box
+
+    box, rel = geometry.get("bbox"), geometry.get("viewport_rel")
+    if not box or not rel or not rel.get("w") or not rel.get("h"):
+        return None
+    viewport = {"w": round(float(box["w"]) / float(rel["w"])), "h": round(float(box["h"]) / float(rel["h"]))}
+    area = crop_box(box, viewport)
+    scale = width / area["w"]
+    return ((float(box["x"]) - area["x"]) * scale, (float(box["y"]) - area["y"]) * scale,
+            float(box["w"]) * scale, float(box["h"]) * scale)
 
 
 def _masks(page: Page, secret_fields: list[Locator]) -> list[Locator]:

@@ -185,9 +185,12 @@ class Replayer:
         (nothing acts): from the step after ``step`` until a step leads to
         another page or presses a key, at most ``AHEAD_STEPS``, each that
         acts on an element of this page already there (one not there yet —
-        an option a typed text will bring — is passed over). Each: (its
-        step, what changed, in the words its own question would say); its
-        picture is taken, for the question to show."""
+        an option a typed text will bring — is passed over). Only a step
+        changed in its name alone while an identity of its own still agrees
+        (``hit.kind``) is listed: one found by a loosened name or by its place
+        may be another element, and asks on its own. Each: (its step, what
+        changed, in the words its own question would say); its picture is
+        taken, for the question to show."""
         later = self.proc.steps[self.proc.steps.index(step) + 1:][:AHEAD_STEPS]
         out: list[tuple[int, str]] = []
         before = step
@@ -202,7 +205,7 @@ class Replayer:
                 hit = locate.resolve(self.page, nxt.n, anchor, AHEAD_TIMEOUT, self.values)
             except Halt:
                 continue
-            if not hit.as_taught:
+            if not hit.as_taught and hit.kind:  # changed in its name alone, an identity of its own agreeing
                 out.append((nxt.n, self.scrubber.scrub(hit.changed)))
                 self._before(nxt, hit.target, keep=False)
                 self._demonstrated(nxt, anchor)
@@ -299,10 +302,10 @@ class Replayer:
             if who := self.cancelled():
                 raise Cancelled(f"cancelled by {who} before step {n}")
             self._next = self.proc.steps[i + 1] if i + 1 < len(self.proc.steps) else None
-            self.progress(plain(f"step {n}: {action} {step.describe or step.url or ''}"))
+            said = with_values(step.describe or "", self.proc, self.params)  # this run's values in its words
+            self.progress(plain(f"step {n}: {action} {said or step.url or ''}"))
             self._asked, self._waited = False, 0
             began = time.monotonic()
-            said = with_values(step.describe or "", self.proc, self.params)  # this run's values in its words
             self._tell(StepResult(n, action, "running", plain(said or step.url or "")))
             try:
                 via = self._do(step)
@@ -363,7 +366,8 @@ class Replayer:
     def _end(self, result: StepResult) -> None:
         self.results.append(result)
         watching = self.observer is not None and self.observer.pictures
-        if watching and result.action not in ("os_click", "os_key") \
+        blank = self.page.url in ("about:blank", "")  # refused before any page opened: nothing to show
+        if watching and result.action not in ("os_click", "os_key") and not blank \
                 and (after := thumbnail(self.page, self._secret_fields)) is not None:
             self.observer.picture(result.n, "after", after)  # type: ignore[union-attr]
         self._tell(result)
@@ -381,7 +385,7 @@ class Replayer:
     def _demonstrated(self, step: PlanStep, anchor: Anchor) -> None:
         """Beside what was found, the demonstration's own picture of the target (while it is kept)."""
         if self.observer is not None and self.observer.pictures and anchor.crop:
-            if (jpeg := self.observer.demonstration(anchor.crop)) is not None:
+            if (jpeg := self.observer.demonstration(anchor.crop, anchor.geometry)) is not None:
                 self.observer.picture(step.n, "demonstrated", jpeg)
 
     def _do(self, step: PlanStep) -> list[str]:
@@ -459,6 +463,7 @@ class Replayer:
                 or not in_scope(where, self.proc.scope):
             raise halt
         taught = self.proc.anchors[str(step.anchor)].expect
+        self._demonstrated(step, self.proc.anchors[str(step.anchor)])  # what to look for, beside the page
         what = plain(f"{step.action} {step.describe or ''}".strip())
         reason = f"{self.scrubber.scrub(str(halt))}: click where it is now on the picture of the page"
         note = ""

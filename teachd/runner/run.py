@@ -155,10 +155,10 @@ class RunWatch:
         self.recordings = recordings
         self.steps: dict[int, dict[str, Any]] = {}
 
-    def demonstration(self, crop: Mapping[str, str]) -> bytes | None:
+    def demonstration(self, crop: Mapping[str, str], geometry: Mapping[str, Any]) -> bytes | None:
         """The demonstration's crop of a target (compiler.plan ``Anchor.crop``),
-        as a JPEG, while its recording is kept (else None)."""
-        return demonstrated_crop(self.recordings, crop) if self.recordings is not None else None
+        its target outlined, as a JPEG, while its recording is kept (else None)."""
+        return demonstrated_crop(self.recordings, crop, geometry) if self.recordings is not None else None
 
     def step(self, result: dict[str, Any]) -> None:
         self.steps[int(result["n"])] = result

@@ -24,6 +24,7 @@ from recorder.errors import first_line
 from teachd.core.outcomes import FOUND, health_verdict
 from teachd.runner.gate import DenyAll, Gate
 from teachd.runner.guard import Layer, guard_for
+from teachd.runner.plan_view import with_values
 from teachd.runner.replay import Halt, Replayer, plain
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ def _probe(page: Page, proc: Procedure, finder: Replayer) -> Report:
     for step in targeted:
         anchor = proc.anchors[str(step.anchor)]
         where = step.page or anchor.page
-        target = plain(step.describe or anchor.describe)
+        target = plain(with_values(step.describe or anchor.describe, proc, {}))  # {{name}}: its default
         if where not in visited:
             visited[where] = _visit(page, where, proc.scope)
         why = visited[where]

@@ -34,6 +34,9 @@ def review(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         gone = bool(step.seqs & undone)
         n += 0 if gone else 1
         target = describe(step.target).replace("**", "") if step.target else (step.url or step.expect_url)
+        if step.action == "press":  # the key itself, and where when it went to a field
+            keys = "+".join([*step.modifiers, str(step.key or "")])
+            target = f"{keys} in {target}" if step.target else keys
         value = None if step.masked or step.action not in ("type", "select", "os_type") else step.value
         rows.append({"n": None if gone else n, "action": _VERBS.get(step.action, step.action),
                      "target": target, "value": value, "masked": step.masked, "undone": gone,

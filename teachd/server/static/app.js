@@ -222,7 +222,7 @@ document.addEventListener('click', (ev) => {
   group.dataset.busy = '1';
   group.setAttribute('aria-busy', 'true');  // buttons stay enabled: focus stays where the person is
   act(() => api('POST', `/api/approvals/${seg(id)}`, {answer: word}), () => {
-    flash(word === 'deny' ? 'Denied: the run stops there, with no effect.'
+    flash(word === 'deny' ? 'Denied: the run stops at this step (its page says what it did before).'
       : word === 'run' ? 'Allowed for this run: every step of its plan, in order.'
       : word === 'like' ? 'Allowed: this step, and later steps changed the same way in this run.'
       : word === 'these' ? 'Allowed: this step, and the changed steps of its page it listed.'

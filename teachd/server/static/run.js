@@ -10,13 +10,17 @@ async function refresh() {
   busy = true;
   try {
     const html = await fragment(`/runs/${seg(ID)}?part=live`);
-    const inside = live.contains(document.activeElement);
+    const inside = live.contains(document.activeElement), wasEnded = ended;
+    const asked = (root) => [...root.querySelectorAll('.question')].map((q) => q.getAttribute('aria-labelledby'));
+    const before = asked(live).join();
     swap(live, html, () => live.querySelector('.question button, li.now, li.halted, #run-status'));
     // the person was here and what they had focus on went away (an answer, a given secret):
     // their place is the run's status, never the top of the page
     if (inside && !live.contains(document.activeElement)) document.getElementById('run-status')?.focus();
     const root = live.querySelector('[data-ended]');
     ended = Boolean(root && root.dataset.ended === '1');
+    // what the last answer or Cancel said is old news once the run ends or asks something new
+    if ((ended && !wasEnded) || (asked(live).join() && asked(live).join() !== before)) unflash();
   } catch (err) { /* the daemon is stopping: keep what is shown */ }
   busy = false;
   if (again) { again = false; refresh(); }

@@ -65,7 +65,15 @@ importButton.addEventListener('click', async () => {
   const body = archive ? {archive: await base64Of(f), name: f.name}
     : f.name.endsWith('.json') ? {envelope: await f.text()}
     : {skill_md: await f.text(), folder: f.name.replace(/\.md$/i, '')};
-  return act(() => api('POST', '/api/skills/import', body), (s) => { location.href = '/skills/' + seg(s.slug); },
-             importButton);
+  return act(() => importOrUpdate(body), (s) => { location.href = '/skills/' + seg(s.slug); }, importButton);
 });
+// A skill of that name exists already: asked, the file becomes its next version (as `teachd skills update`).
+async function importOrUpdate(body) {
+  try { return await api('POST', '/api/skills/import', body); }
+  catch (err) {
+    const m = /^skill '([a-z0-9][a-z0-9-]*)' already exists/.exec(err.data && err.data.error ? String(err.data.error) : '');
+    if (!m || !confirm(`You have a skill ${m[1]} already. Save this file as its next version?`)) throw err;
+    return await api('PUT', `/api/skills/${seg(m[1])}`, body);
+  }
+}
 })();

@@ -35,7 +35,7 @@ function show(st) {
       || (kind === 'undo' && kept <= 1) || (kind === 'mark' && paused);
   }
   const review = Boolean(st.result && st.result.review);
-  if (review) $('state').textContent = saving || ('Review the steps: untick one to leave it out, name it, '
+  if (review) $('state').textContent = saving || (`Review “${st.name}”: untick a step to leave it out, name it, `
     + 'choose what each typed value is, add a check — then Save or Discard.');
   $('stop').textContent = fix ? 'Done' : 'Stop and review';
   const rowsKey = JSON.stringify([rows, review]);
@@ -100,11 +100,15 @@ function showResult(st, fix) {
       remove.addEventListener('click', () => { checks.splice(i, 1); drawChecks(); });
       return li;
     }));
+    const add = form.querySelector('button[type=submit]'), words = form.querySelector('#check-text');
+    add.disabled = true;  // enabled only when there are words to add
+    words.addEventListener('input', () => { add.disabled = !words.value.trim(); });
     form.addEventListener('submit', (ev) => {
       ev.preventDefault();
       const text = $('check-text').value.trim();
       if (text && !checks.includes(text)) checks.push(text);
       $('check-text').value = '';
+      add.disabled = true;
       drawChecks();
     });
     drawChecks();

@@ -22,9 +22,22 @@ STATUS_CLASS = {"success": "ok", "unverified": "warn", "partial": "bad", "failur
                 "running": "run"}
 STATUS_WORDS = {"success": "succeeded", "unverified": "ran, not confirmed", "partial": "stopped half way",
                 "failure": "failed", "aborted": "stopped", "running": "running"}
+HEALTH_WORDS = {"success": "healthy", "unverified": "unknown", "failure": "needs attention"}
 STEP_CLASS = {"ok": "ok", "halted": "bad", "running": "run", "skipped": "warn",
               "done": "ok", "refused": "bad", "failed": "bad"}  # the last three: an agent's actions (MCP)
 STEP_WORDS = {"ok": "done", "halted": "halted", "running": "now", "skipped": "skipped"}
+
+
+def _took(run: dict[str, Any]) -> int | None:
+    """How long an ended run took, in ms, from its record's own times (None: not known)."""
+    from datetime import datetime
+
+    try:
+        began = datetime.fromisoformat(str(run["started_at"]))
+        ended = datetime.fromisoformat(str(run["finished_at"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+    return max(0, int((ended - began).total_seconds() * 1000))
 
 
 def replayable(skills: list[Skill]) -> list[Skill]:
@@ -152,8 +165,11 @@ def run_view(run: dict[str, Any], feedback: dict[str, str], use_only: set[str],
         and run.get("slug") not in use_only
     total = len(run.get("plan") or []) or None
     halted_step = int(halted[-1]["n"]) if repair else None
+    asks = bool(waiting or run.get("secrets_waiting"))  # a question, or a secret only the person can give
+    words = HEALTH_WORDS if run.get("checked") else STATUS_WORDS  # a health check's verdict, in its words
     return {**run, "status": status, "ended": ended, "status_class": STATUS_CLASS.get(status, ""),
-            "status_words": "waiting for you" if waiting and not ended else STATUS_WORDS.get(status, status),
+            "status_words": "waiting for you" if asks and not ended else words.get(status, status),
+            "took": _took(run) if ended else None,
             "chips": chips, "more": more, "feedback_open": feedback_open, "waiting": waiting,
             "rows": steps, "total": total, "halted_step": halted_step, "now": _now(steps, total, halted_step),
             "params": dict(run.get("params") or {}), "start_url": run.get("start_url") or ""}

@@ -146,7 +146,6 @@ _TOOLS = {"computer_act": "Act on the computer", "run_command": "Run a command",
 
 
 def tool_words(tool: str) -> str:
-    """A gated tool as a person reads it ("Act on the computer"); its name
-    (``computer_act``: what a saved rule and a skill's approval list) stays
-    on the page beside it, small."""
+    """A gated tool as a person reads it ("Act on the computer"), never its
+    name (``computer_act``: what a saved rule and a skill's approval list)."""
     return _TOOLS.get(tool, tool.replace("_", " ").capitalize())
