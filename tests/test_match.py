@@ -287,7 +287,10 @@ def test_a_changed_step_says_in_words_what_differs_and_what_still_agreed() -> No
     button = {"tag": "button", "role": "button", "name": "Add group", "containers": [{"role": "main"}]}
     assert what_changed(link, button, {"text~"}) == (
         "it was a <a>, now a <button>; its role link is now button; it was found by a loosened name"
-        " — still the same: the main")
+        " — still the same: the page's main area")
+    unnamed = {**expect, "container": {"role": "form"}}  # a container with no name is said by what it is
+    assert what_changed(unnamed, {**found, "containers": [{"role": "form"}]}, {"id"}).endswith(
+        "— still the same: its id, a form around it")
     moved = {**found, "name": "Amount", "label": "Amount", "containers": [{"role": "dialog", "name": "Help"}]}
     assert what_changed(expect, moved, {"test_id"}) == (
         "it is in the dialog 'Help', expected in the form 'Report' — still the same: its test id")

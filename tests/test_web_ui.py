@@ -175,6 +175,7 @@ class Asking:
     """A run waiting on the Approvals page (``ApprovalQueue.wait`` in a thread, as a replay waits)."""
 
     got: list[str] = field(default_factory=list)
+    points: list[tuple[float, float] | None] = field(default_factory=list)
     thread: threading.Thread | None = None
 
     def answer(self, timeout: float = 10) -> list[str]:
@@ -204,8 +205,12 @@ class UI:
     def ask(self, run_id: str, request: dict[str, Any]) -> Asking:
         queue = ApprovalQueue(open_store(self.settings))  # its own connection, in its own thread
         asking = Asking()
-        asking.thread = threading.Thread(daemon=True, target=lambda: asking.got.append(
-            queue.wait(run_id, request, timeout=600)))
+        def wait() -> None:
+            word, point = queue.wait_answer(run_id, request, timeout=600)
+            asking.got.append(word)
+            asking.points.append(point)
+
+        asking.thread = threading.Thread(daemon=True, target=wait)
         before = {p["id"] for p in queue.pending()}
         asking.thread.start()
         deadline = time.monotonic() + 10
@@ -796,9 +801,15 @@ def test_a_question_asking_where_a_step_is_shows_what_to_look_for_as_demonstrate
         page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=look_for.element_handle(),
                                timeout=15_000)
         assert "What to look for" in page.locator(".question").inner_text()
-        page.get_by_role("button", name="Stop the run here").click()
+        # shown by keyboard as well as by a click: the arrow keys move a mark, Enter shows the run that place
+        where = page.locator("img[data-where]")
+        where.focus()
+        for key in ("ArrowRight", "ArrowRight", "Shift+ArrowDown"):
+            page.keyboard.press(key)
+        assert page.locator(".where-mark").is_visible()
+        page.keyboard.press("Enter")
         asking.thread.join(10)  # type: ignore[union-attr]
-        assert asking.got == ["deny"]
+        assert asking.got == ["here"] and asking.points == [(pytest.approx(0.54), pytest.approx(0.6))]
     finally:
         page.close()
         ui.runs.finish(run_id, "aborted", {"message": "stopped by the test"})

@@ -76,9 +76,14 @@ def best_name_score(expect: Mapping[str, Any], found: Mapping[str, Any]) -> int:
     return max((name_score(a, b) for a in names_of(expect) for b in names_of(found)), default=NONE)
 
 
+_UNNAMED = {"main": "the page's main area", "navigation": "the navigation", "banner": "the page's header",
+            "contentinfo": "the page's footer", "dialog": "a dialog around it"}
+
+
 def _container_text(box: Mapping[str, Any]) -> str:
-    name = box.get("name") or box.get("id") or ""
-    return f"the {box.get('role')} {name!r}" if name else f"the {box.get('role')}"
+    """The container a person would name: by its name, else by what it is ("a form around it")."""
+    name, role = box.get("name") or box.get("id") or "", str(box.get("role") or "")
+    return f"the {role} {name!r}" if name else _UNNAMED.get(role, f"a {role or 'group'} around it")
 
 
 AGREE, RENAMED, ELSEWHERE = "agree", "renamed", "elsewhere"

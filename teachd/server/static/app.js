@@ -288,13 +288,9 @@ document.addEventListener('click', (ev) => {
 });
 
 // -- a step not found, shown on the picture of its page: where the person clicked, as fractions --
-document.addEventListener('click', (ev) => {
-  const img = ev.target.closest('img[data-where]');
-  if (!img || img.dataset.busy) return;
-  const r = img.getBoundingClientRect();  // the picture itself: inside its border
-  const x = (ev.clientX - r.left - img.clientLeft) / img.clientWidth;
-  const y = (ev.clientY - r.top - img.clientTop) / img.clientHeight;
-  if (!(x >= 0 && x <= 1 && y >= 0 && y <= 1)) return;
+// (or, by keyboard, where they moved the picture's mark with the arrow keys, then Enter)
+function showWhere(img, x, y) {
+  if (img.dataset.busy || !(x >= 0 && x <= 1 && y >= 0 && y <= 1)) return;
   img.dataset.busy = '1';
   const id = img.dataset.where;
   act(() => api('POST', `/api/approvals/${seg(id)}`, {answer: 'here', x, y}), () => {
@@ -302,6 +298,29 @@ document.addEventListener('click', (ev) => {
     document.dispatchEvent(new CustomEvent('teachd:answered', {detail: {id, word: 'here'}}));
     refreshWaiting();
   }, img).finally(() => { delete img.dataset.busy; });
+}
+document.addEventListener('click', (ev) => {
+  const img = ev.target.closest('img[data-where]');
+  if (!img) return;
+  const r = img.getBoundingClientRect();  // the picture itself: inside its border
+  showWhere(img, (ev.clientX - r.left - img.clientLeft) / img.clientWidth,
+            (ev.clientY - r.top - img.clientTop) / img.clientHeight);
+});
+const MOVES = {ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1]};
+document.addEventListener('keydown', (ev) => {
+  const img = ev.target.closest && ev.target.closest('img[data-where]');
+  if (!img) return;
+  const x = Number(img.dataset.x || 0.5), y = Number(img.dataset.y || 0.5);
+  if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); showWhere(img, x, y); return; }
+  const move = MOVES[ev.key];
+  if (!move) return;
+  ev.preventDefault();
+  const step = ev.shiftKey ? 0.1 : 0.02, clamp = (v) => Math.min(1, Math.max(0, v));
+  img.dataset.x = clamp(x + move[0] * step); img.dataset.y = clamp(y + move[1] * step);
+  const mark = img.parentElement.querySelector('.where-mark');
+  mark.hidden = false;
+  mark.style.left = `${img.offsetLeft + img.clientLeft + Number(img.dataset.x) * img.clientWidth}px`;
+  mark.style.top = `${img.offsetTop + img.clientTop + Number(img.dataset.y) * img.clientHeight}px`;
 });
 
 // -- a secret typed for a run (Approvals page, a run's page): handed over once, never kept here --
