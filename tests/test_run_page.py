@@ -213,10 +213,10 @@ def test_on_a_phone_every_question_says_what_changed_with_its_answers_in_the_fir
             page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=where.element_handle(),
                                    timeout=15_000)
             shot(page, "phone-asks-where")
-
             page.evaluate("() => window.scrollTo(0, 0)")
             top = where.bounding_box()
-            assert top is not None and top["y"] + 100 < 844  # it shows in the first screen, Stop under it
+            assert top is not None and top["y"] + 100 < 844  # it shows in the first screen, Stop above it
+            assert _in_first_screen(page, stop)
             stop.click()
             show_me = page.get_by_role("button", name="Show me this step")
             show_me.wait_for(timeout=90_000)

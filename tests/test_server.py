@@ -425,6 +425,8 @@ def test_teach_from_the_page_shows_live_steps_and_saves_the_skill(taught, browse
             assert page.url.endswith("/skills/taught-sign-in-to-expenses")
             # the step's own name, in the skill's instructions
             assert "**Log in** — Click the **Sign in** button" in page.locator("#instructions").input_value()
+            facts = " ".join(page.locator("dl.facts").inner_text().split())  # what the review set, at a glance
+            assert "Success check the final page shows New report" in facts and "never kept: description, email" in facts
             with s.api() as api:
                 recording = Path(api.get("/api/teach").json()["result"]["recording_dir"])
     finally:

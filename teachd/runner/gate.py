@@ -410,6 +410,14 @@ class Gate:
     def requiring(self, tool: str) -> tuple[str, ...]:
         return tuple(sorted(s for s, a in self.loaded.items() if tool in a.gated))
 
+    def _asking_for(self, tool: str) -> tuple[str, ...]:
+        """The skills a question names: the one this replay uses, when it
+        requires approval — not every one auto-loaded beside it."""
+        skills = self.requiring(tool)
+        if self._plan is not None and self._plan.slug in skills:
+            return (self._plan.slug,)
+        return skills
+
     def guard(self, action: Action, outside: str | None = None) -> None:
         """An action on a page: outside the allowed scope (``outside`` says
         why) it asks, whatever else holds — one question, naming the skills
@@ -433,7 +441,7 @@ class Gate:
         None: not shown, the step halts as it would have."""
         if not self.points:
             return None
-        request = Request(next(self._ids), replace(action, planned=False), self.requiring(action.tool),
+        request = Request(next(self._ids), replace(action, planned=False), self._asking_for(action.tool),
                           reason, show=True)
         answer = self.approver.ask(request)
         shown = answer.point if answer.request_id == request.id and answer.allow else None
@@ -448,9 +456,7 @@ class Gate:
         if differs := self._differs(action):  # not the step approved: it asks (once or deny), saying why
             note = f"not as the plan showed it ({differs}): asked again, outside any approval of the run"
             action = replace(action, planned=False, note=f"{action.note}; {note}" if action.note else note)
-        skills = self.requiring(action.tool)
-        if self._plan is not None and self._plan.slug in skills:
-            skills = (self._plan.slug,)  # the skill this replay uses, not every one auto-loaded beside it
+        skills = self._asking_for(action.tool)
         if reason is None:
             if skills:
                 reason = "a loaded skill requires approval"

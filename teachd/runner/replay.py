@@ -170,9 +170,11 @@ class Replayer:
         note = "" if planned else ("found, but not exactly as demonstrated (the page changed since): "
                                    f"{differs}asked again, outside any approval of the whole run")
         line = self._line(step, target, value) if step is not None else None
+        # the page's other changed steps are offered with it only where this one changed in its name
+        # alone (``kind``): a step found by a loosened name or its place may be another element
         act = Action("computer_act", what, url, n, planned=planned and not outside, note=note, shown=line,
                      change="" if planned else kind, changed="" if planned else changed,
-                     ahead=() if planned or step is None else self._changed_ahead(step))
+                     ahead=() if planned or step is None or not kind else self._changed_ahead(step))
         try:
             self.gate.guard(act, outside)
         finally:
@@ -443,7 +445,8 @@ class Replayer:
             self._before(step, hit.target)
             self._demonstrated(step, anchor)
         # judged by the element's own frame: a cross-origin iframe on an in-scope page is not in scope
-        self._guard(n, plain(f"{action} {step.describe or ''}".strip()), hit.location(self.page),
+        said = with_values(step.describe or "", self.proc, self.params)  # this run's values in its words
+        self._guard(n, plain(f"{action} {said}".strip()), hit.location(self.page),
                     planned=hit.as_taught, step=step, changed=hit.changed, kind=hit.kind)
         if hit.as_taught:
             self._before(step, hit.target)
@@ -464,7 +467,7 @@ class Replayer:
             raise halt
         taught = self.proc.anchors[str(step.anchor)].expect
         self._demonstrated(step, self.proc.anchors[str(step.anchor)])  # what to look for, beside the page
-        what = plain(f"{step.action} {step.describe or ''}".strip())
+        what = plain(f"{step.action} {with_values(step.describe or '', self.proc, self.params)}".strip())
         reason = f"{self.scrubber.scrub(str(halt))}: click where it is now on the picture of the page"
         note = ""
         for _ in range(SHOW_TRIES):
@@ -489,7 +492,9 @@ class Replayer:
             target = self.scrubber.scrub_all(target)
             if why := unfit(step, target, taught):
                 shown = plain(str(target.get("name") or target.get("text") or ""))[:60]
-                note = f"what you showed ({target.get('tag')} {shown!r}) is {why}: show it again"
+                tag = str(target.get("tag") or "")
+                place = "the page itself" if tag in ("html", "body") else f"a {tag} {shown!r}".rstrip()
+                note = f"what you showed ({place}) is {why}: show it again"
                 continue
             anchor, repaired = self.shown.merge(step, target, self.page.url)
             hit = locate.resolve(self.page, n, anchor, self.step_timeout, self.values)

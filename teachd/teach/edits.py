@@ -91,11 +91,13 @@ def check_edits(edits: Edits, rows: Sequence[Mapping[str, Any]], final_text: str
         raise BadInput(f"step {kept[min(both)]['n']}: a value is either fixed or secret, not both")
     if len(edits.checks) > MAX_CHECKS:
         raise BadInput(f"at most {MAX_CHECKS} checks")
-    for text in edits.checks:
-        if len(text) > MAX_CHECK or _secretive(text) or any(
-                appears(v, text) for v in _secret_values(edits, kept)):
-            raise BadInput(f"a check must be at most {MAX_CHECK} characters and hold nothing secret: "
-                           f"{text[:40]!r}")
+    for i, text in enumerate(edits.checks, 1):
+        if len(text) > MAX_CHECK:
+            raise BadInput(f"check {i} is longer than {MAX_CHECK} characters")
+        if _secretive(text) or any(appears(v, text) for v in _secret_values(edits, kept)):
+            # never said back: it may be the very secret
+            raise BadInput(f"check {i} holds a value marked secret, or words shaped like a secret: "
+                           "a skill never keeps one")
         if final_text and not appears(text, final_text):
             raise BadInput(f"the demonstration's final page did not show {text!r}: a check of it would "
                            "fail every run (copy the words as the page shows them)")

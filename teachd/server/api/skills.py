@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from compiler.plan import PlanError, Procedure
+from compiler.plan import PARAMETER, PlanError, Procedure
 from teachd.core.models import Skill
 from teachd.server.api.common import body, daemon, text_field
 from teachd.server.state import Daemon
@@ -45,8 +45,12 @@ def run_form(files: dict[str, str]) -> dict[str, Any]:
 
     params = [{"name": name, "description": described(spec), "default": str(spec.get("default") or ""),
                "step": spec.get("step")} for name, spec in proc.parameters.items()]
+    # what a review set, said on the skill's page: values typed as shown on every run, the person's checks
+    fixed = [{"step": st.n, "value": st.value, "describe": str(st.describe or "").replace("**", "")}
+             for st in proc.steps if st.value is not None]
+    checks = [str(t) for t in proc.success.get("shows") or [] if not PARAMETER.fullmatch(str(t))]
     return {"parameters": params, "secrets": sorted(proc.secrets), "replayable": True,
-            "start_url": proc.start_url}
+            "start_url": proc.start_url, "fixed": fixed, "checks": checks}
 
 
 async def skills_list(request: Request) -> JSONResponse:

@@ -307,6 +307,13 @@ document.addEventListener('click', (ev) => {
             (ev.clientY - r.top - img.clientTop) / img.clientHeight);
 });
 const MOVES = {ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1]};
+function placeMark(img) {  // the keyboard's mark where Enter would show the run (the middle at first)
+  const mark = img.parentElement.querySelector('.where-mark');
+  mark.hidden = false;
+  mark.style.left = `${img.offsetLeft + img.clientLeft + Number(img.dataset.x || 0.5) * img.clientWidth}px`;
+  mark.style.top = `${img.offsetTop + img.clientTop + Number(img.dataset.y || 0.5) * img.clientHeight}px`;
+}
+document.addEventListener('focusin', (ev) => { if (ev.target.matches && ev.target.matches('img[data-where]')) placeMark(ev.target); });
 document.addEventListener('keydown', (ev) => {
   const img = ev.target.closest && ev.target.closest('img[data-where]');
   if (!img) return;
@@ -317,10 +324,7 @@ document.addEventListener('keydown', (ev) => {
   ev.preventDefault();
   const step = ev.shiftKey ? 0.1 : 0.02, clamp = (v) => Math.min(1, Math.max(0, v));
   img.dataset.x = clamp(x + move[0] * step); img.dataset.y = clamp(y + move[1] * step);
-  const mark = img.parentElement.querySelector('.where-mark');
-  mark.hidden = false;
-  mark.style.left = `${img.offsetLeft + img.clientLeft + Number(img.dataset.x) * img.clientWidth}px`;
-  mark.style.top = `${img.offsetTop + img.clientTop + Number(img.dataset.y) * img.clientHeight}px`;
+  placeMark(img);
 });
 
 // -- a secret typed for a run (Approvals page, a run's page): handed over once, never kept here --

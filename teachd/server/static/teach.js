@@ -56,7 +56,7 @@ function drawRows(rows, review) {
       const keep = clone('keep-box');
       keep.checked = !dropped.has(r.seq);
       keep.setAttribute('aria-label', `Keep step ${r.n}: ${r.action} ${r.target}`);
-      keep.addEventListener('change', () => { if (keep.checked) dropped.delete(r.seq); else dropped.add(r.seq); });
+      keep.addEventListener('change', () => { unflash(); if (keep.checked) dropped.delete(r.seq); else dropped.add(r.seq); });
       tr.querySelector('.n').prepend(keep, ' ');
     }
     const what = `step ${r.n}: ${r.action} ${r.target}`;
@@ -71,14 +71,14 @@ function drawRows(rows, review) {
         const kind = clone('value-kind');
         kind.value = kinds.get(r.seq) || 'param';
         kind.setAttribute('aria-label', `The value of ${what}`);
-        kind.addEventListener('change', () => kinds.set(r.seq, kind.value));
+        kind.addEventListener('change', () => { unflash(); kinds.set(r.seq, kind.value); });
         target.append(kind);
       }
       const name = clone('name-box');
       name.value = names.get(r.seq) || '';
       name.placeholder = 'your name for this step (optional)';
       name.setAttribute('aria-label', `Name ${what}`);
-      name.addEventListener('input', () => names.set(r.seq, name.value));
+      name.addEventListener('input', () => { unflash(); names.set(r.seq, name.value); });
       target.append(name);
     }
     body.append(tr);
@@ -97,7 +97,7 @@ function showResult(st, fix) {
       li.querySelector('.text').textContent = `The final page shows “${text}”`;
       const remove = li.querySelector('button');
       remove.setAttribute('aria-label', `Remove the check “${text}”`);
-      remove.addEventListener('click', () => { checks.splice(i, 1); drawChecks(); });
+      remove.addEventListener('click', () => { unflash(); checks.splice(i, 1); drawChecks(); });
       return li;
     }));
     const add = form.querySelector('button[type=submit]'), words = form.querySelector('#check-text');
@@ -105,6 +105,7 @@ function showResult(st, fix) {
     words.addEventListener('input', () => { add.disabled = !words.value.trim(); });
     form.addEventListener('submit', (ev) => {
       ev.preventDefault();
+      unflash();  // a change to the review: what Save said of the last one is old news
       const text = $('check-text').value.trim();
       if (text && !checks.includes(text)) checks.push(text);
       $('check-text').value = '';
