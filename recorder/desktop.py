@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from compiler.desktop import WINDOW_ROLES
 from compiler.secrets import looks_secret, mask_text
 from recorder.app_text import AppTexts, Texts
 from recorder.crops import black_out, crop_box, grab_screen, to_png
@@ -35,6 +36,7 @@ SETTLED_READS = 10  # reads of a widget's text 50 ms apart, until two agree (the
 CATCH_UP_S = 3.0  # how long a widget that shows none of the last keys yet is read again (a busy app behind)
 TAIL_CHARS = 32  # the last keys typed, kept in memory only to tell that the widget has shown them
 WATCH_EVERY = 0.2  # seconds between looks at the focused window (its title is a step's effect)
+LOOKS_FOR_TYPING = 10  # looks (one a watch) for the widget keys were typed into, when it did not say at once
 
 
 class Window(NamedTuple):
@@ -124,6 +126,11 @@ def _around(x: int, y: int) -> dict[str, int]:
     return crop_box({"x": x - 40, "y": y - 20, "w": 80, "h": 40}, {})
 
 
+def _coarse(widget: Any) -> bool:
+    """A read that found no widget, or only a window: nothing a click names."""
+    return widget is None or widget.role in WINDOW_ROLES
+
+
 class Hover(NamedTuple):
     """What was under the resting pointer, looked at before any click: the
     window, the widget, the picture — should a click close that window
@@ -150,6 +157,9 @@ class DesktopCapture:
         self._tail = ""  # the characters typed into it since its typing began or was last edited
         self._typing_class = ""  # its window's class
         self._typing_seen: str | None = None  # its text as last read while typing (the window watch)
+        # plain keys pressed where no typed widget was found yet (a busy app not yet telling its focus):
+        # looked for again, by the window watch and before the next key or click that would end them
+        self._keys_pending = 0
         self._secret: set[tuple[Any, ...]] = set()  # widgets marked secret with Ctrl+Alt+S
         self._stopped = threading.Event()
         self._shown: tuple[str, str] | None = None  # the focused window's (title, class) last written
@@ -195,6 +205,7 @@ class DesktopCapture:
         replay checks it happened again."""
         while not self._stopped.wait(WATCH_EVERY):
             with contextlib.suppress(Exception):  # a look that failed is taken again in 0.2 s
+                self._typed_late()
                 self._read_typing()
                 self._look_at_pointer()
             try:
@@ -221,8 +232,9 @@ class DesktopCapture:
         if not win.klass or any(b in win.klass for b in BROWSER_CLASSES):
             self._hover = None
             return
-        if self._hover is not None and (self._hover.x, self._hover.y, self._hover.win) == (x, y, win):
-            return
+        if self._hover is not None and (self._hover.x, self._hover.y, self._hover.win) == (x, y, win) \
+                and not _coarse(self._hover.widget):
+            return  # a read that found only the window (its widgets not yet told) is taken again
         widget = self._widget(lambda d: d.at(x, y, pid=win.pid, title=win.title))
         box = _around(x, y)
         self._hover = Hover(x, y, win, widget, grab_screen(box), box)
@@ -280,6 +292,7 @@ class DesktopCapture:
         # Places in the order first: what was typed came before this click, and
         # what the app shows after it (os_window) comes after, however long the
         # typed text and the widget take to read.
+        self._typed_late()
         typing = self._typing_slot()
         try:
             under = self._windows.at_pointer()
@@ -301,8 +314,11 @@ class DesktopCapture:
         if rested is None and slot is not None and win is not None:
             widget = self._widget(lambda d: d.at(x, y, pid=win.pid, title=win.title))  # the window it was in
             if hover is not None and hover.widget is not None and (
-                    widget is None or widget.window != hover.widget.window):
-                rested = hover  # its window closed while read: the app's other window was read instead
+                    widget is None or widget.window != hover.widget.window
+                    or (_coarse(widget) and not _coarse(hover.widget))):
+                # its window closed while read (the app's other window read instead), or closing, it
+                # told only itself: what the resting pointer was on says where the click went
+                rested = hover
             else:
                 box = _around(x, y)
                 frame = self._frame(grab_screen(box), box, widget)
@@ -412,12 +428,13 @@ class DesktopCapture:
         if name not in NAMED_KEYS and not shortcut:
             self._typed()
             char = " " if name == "space" else getattr(key, "char", None)
-            if self._typing is not None and char:
+            if (self._typing is not None or self._keys_pending) and char:
                 self._tail = (self._tail + char)[-TAIL_CHARS:]
             return
         if name in ("backspace", "delete", "left", "right", "home", "end") and self._typing is not None:
             self._tail = ""  # the keys before an edit need not read as typed any more
             return  # editing the text being typed: its final value covers it
+        self._typed_late()  # keys typed before it, where no widget was found yet: one more look
         typing = self._typing_slot()  # the typing, then the key, then what it opened: in that order
         win = self._key_window()
         slot = self.writer.reserve("os_key") if win is not None else None
@@ -441,15 +458,30 @@ class DesktopCapture:
         return self._outside_browser(self._windows.focused)
 
     def _typed(self) -> None:
-        """A plain key: kept only as the focused widget's final text (``flush``)."""
+        """A plain key: kept only as the focused widget's final text (``flush``).
+        Where no editable widget is found focused (an app too busy to tell its
+        focus yet), it is looked for again (``_typed_late``)."""
         if self._typing is not None:
             return
         win = self._outside_browser(self._windows.focused)
         if win is None:
+            self._keys_pending = 0
             return
         widget = self._widget(lambda d: d.focused(win.pid, win.title))
         if widget is not None and "editable" in widget.states:
             self._typing, self._typing_class, self._typing_seen = widget, win.klass, None
+            self._keys_pending = 0
+        else:
+            self._keys_pending = self._keys_pending or LOOKS_FOR_TYPING
+
+    def _typed_late(self) -> None:
+        """Keys typed where no widget was found yet: looked for again (a few
+        times: keys a widget never takes as text are not typing)."""
+        if self._keys_pending and self._typing is None:
+            self._keys_pending -= 1
+            self._typed()
+            if self._typing is None and not self._keys_pending:
+                self._tail = ""
 
     def _mark_secret(self) -> None:
         win = self._outside_browser(self._windows.focused)
