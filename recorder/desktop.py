@@ -36,7 +36,6 @@ SETTLED_READS = 10  # reads of a widget's text 50 ms apart, until two agree (the
 CATCH_UP_S = 3.0  # how long a widget that shows none of the last keys yet is read again (a busy app behind)
 TAIL_CHARS = 32  # the last keys typed, kept in memory only to tell that the widget has shown them
 WATCH_EVERY = 0.2  # seconds between looks at the focused window (its title is a step's effect)
-LOOKS_FOR_TYPING = 10  # looks (one a watch) for the widget keys were typed into, when it did not say at once
 
 
 class Window(NamedTuple):
@@ -157,9 +156,9 @@ class DesktopCapture:
         self._tail = ""  # the characters typed into it since its typing began or was last edited
         self._typing_class = ""  # its window's class
         self._typing_seen: str | None = None  # its text as last read while typing (the window watch)
-        # plain keys pressed where no typed widget was found yet (a busy app not yet telling its focus):
-        # looked for again, by the window watch and before the next key or click that would end them
-        self._keys_pending = 0
+        # the editable widget last clicked: where keys typed next go, when the app has not yet
+        # told its focus (a busy machine): the click named it, from another source than the focus
+        self._clicked: Any = None
         self._secret: set[tuple[Any, ...]] = set()  # widgets marked secret with Ctrl+Alt+S
         self._stopped = threading.Event()
         self._shown: tuple[str, str] | None = None  # the focused window's (title, class) last written
@@ -205,7 +204,6 @@ class DesktopCapture:
         replay checks it happened again."""
         while not self._stopped.wait(WATCH_EVERY):
             with contextlib.suppress(Exception):  # a look that failed is taken again in 0.2 s
-                self._typed_late()
                 self._read_typing()
                 self._look_at_pointer()
             try:
@@ -292,8 +290,8 @@ class DesktopCapture:
         # Places in the order first: what was typed came before this click, and
         # what the app shows after it (os_window) comes after, however long the
         # typed text and the widget take to read.
-        self._typed_late()
         typing = self._typing_slot()
+        self._clicked = None  # named again below, when this click was on an editable widget
         try:
             under = self._windows.at_pointer()
         except Exception:  # the window went away: still outside the browser
@@ -327,6 +325,7 @@ class DesktopCapture:
         self.flush(typing)
         if slot is None or win is None:
             return
+        self._clicked = widget if widget is not None and "editable" in widget.states else None
         fields: dict[str, Any] = {}
         if widget is not None:
             fields["target"] = self._target(widget)
@@ -428,13 +427,12 @@ class DesktopCapture:
         if name not in NAMED_KEYS and not shortcut:
             self._typed()
             char = " " if name == "space" else getattr(key, "char", None)
-            if (self._typing is not None or self._keys_pending) and char:
+            if self._typing is not None and char:
                 self._tail = (self._tail + char)[-TAIL_CHARS:]
             return
         if name in ("backspace", "delete", "left", "right", "home", "end") and self._typing is not None:
             self._tail = ""  # the keys before an edit need not read as typed any more
             return  # editing the text being typed: its final value covers it
-        self._typed_late()  # keys typed before it, where no widget was found yet: one more look
         typing = self._typing_slot()  # the typing, then the key, then what it opened: in that order
         win = self._key_window()
         slot = self.writer.reserve("os_key") if win is not None else None
@@ -459,29 +457,21 @@ class DesktopCapture:
 
     def _typed(self) -> None:
         """A plain key: kept only as the focused widget's final text (``flush``).
-        Where no editable widget is found focused (an app too busy to tell its
-        focus yet), it is looked for again (``_typed_late``)."""
+        Where the app does not yet tell an editable widget focused (a busy
+        machine), the editable widget just clicked in that same window is the
+        one: the person clicked it, then typed."""
         if self._typing is not None:
             return
         win = self._outside_browser(self._windows.focused)
         if win is None:
-            self._keys_pending = 0
             return
         widget = self._widget(lambda d: d.focused(win.pid, win.title))
+        clicked = self._clicked
+        if (widget is None or "editable" not in widget.states) and clicked is not None \
+                and clicked.pid == win.pid and mask_text(clicked.window)[0] == win.title:
+            widget = clicked
         if widget is not None and "editable" in widget.states:
             self._typing, self._typing_class, self._typing_seen = widget, win.klass, None
-            self._keys_pending = 0
-        else:
-            self._keys_pending = self._keys_pending or LOOKS_FOR_TYPING
-
-    def _typed_late(self) -> None:
-        """Keys typed where no widget was found yet: looked for again (a few
-        times: keys a widget never takes as text are not typing)."""
-        if self._keys_pending and self._typing is None:
-            self._keys_pending -= 1
-            self._typed()
-            if self._typing is None and not self._keys_pending:
-                self._tail = ""
 
     def _mark_secret(self) -> None:
         win = self._outside_browser(self._windows.focused)
