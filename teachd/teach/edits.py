@@ -24,11 +24,11 @@ from compiler.secrets import MARK, looks_secret, mask_text
 from compiler.steps import to_steps
 from teachd.core.errors import BadInput
 from teachd.teach.recordings import read_recording
+from teachd.teach.review import VALUED
 
 MAX_NAME = 80
 MAX_CHECK = 200
 MAX_CHECKS = 5
-VALUED = ("type", "choose in", "os_type")  # the review's words for steps that carry a value
 
 
 @dataclass(frozen=True)

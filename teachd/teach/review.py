@@ -15,6 +15,8 @@ from compiler.recording import RecordingError, parse_recording
 from compiler.steps import to_steps
 
 _VERBS = {"goto": "open", "dblclick": "double-click", "check": "tick", "select": "choose in"}
+_VALUED = ("type", "select", "os_type")  # the steps that carry a typed or chosen value
+VALUED = frozenset(_VERBS.get(a, a) for a in _VALUED)  # ... as the rows name them
 
 
 def review(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -37,7 +39,7 @@ def review(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if step.action == "press":  # the key itself, and where when it went to a field
             keys = "+".join([*step.modifiers, str(step.key or "")])
             target = f"{keys} in {target}" if step.target else keys
-        value = None if step.masked or step.action not in ("type", "select", "os_type") else step.value
+        value = None if step.masked or step.action not in _VALUED else step.value
         rows.append({"n": None if gone else n, "action": _VERBS.get(step.action, step.action),
                      "target": target, "value": value, "masked": step.masked, "undone": gone,
                      # the event that names it, for a review that drops it (none: the start page)
