@@ -249,11 +249,13 @@ class Desktop:
                     return widget
         return None
 
-    def texts(self, pid: int, title: str | None = None) -> tuple[str, dict[TextPlace, str]] | None:
+    def texts(self, pid: int, title: str | None = None,
+              between: Callable[[], None] | None = None) -> tuple[str, dict[TextPlace, str]] | None:
         """The texts the app's window shows, by place (:data:`TextPlace`):
         its window titled ``title``, else its active one, else its only one;
         None when that cannot be told or the app went away. What a secret
-        widget holds is never read."""
+        widget holds is never read. ``between`` is called between widgets: a
+        caller's chance to let a shorter call go first (recorder.turns)."""
         windows = self.windows(pid)
         chosen = [w for w in windows if title is not None and w[1] == clean(title)] or [
             w for w in windows if _has(w[0], self._atspi.StateType.ACTIVE)] or windows
@@ -264,6 +266,8 @@ class Desktop:
         seen: dict[tuple[str, tuple[tuple[str, str], ...]], int] = {}  # texts so far of a role at a path
         try:
             for widget in self.walk(node, wtitle, wpid, app):
+                if between is not None:
+                    between()
                 if widget.secret or widget.role in WINDOW_ROLES:
                     continue
                 text = self.text(widget)

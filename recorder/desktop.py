@@ -24,6 +24,7 @@ from compiler.desktop import WINDOW_ROLES
 from compiler.secrets import looks_secret, mask_text
 from recorder.app_text import AppTexts, Texts
 from recorder.crops import black_out, crop_box, grab_screen, to_png
+from recorder.turns import Turns
 from recorder.writer import EventWriter, Slot
 
 BROWSER_CLASSES = ("chromium", "chrome")
@@ -148,7 +149,7 @@ class DesktopCapture:
         self.writer = writer
         self._windows = windows if windows is not None else WindowInfo()  # the X server's, or a test's
         self._desktop = desktop  # recorder.a11y.Desktop, or None: crops and titles only
-        self._a11y = threading.Lock()  # libatspi is asked from both listeners' threads
+        self._a11y = Turns()  # libatspi is asked from several threads; an app's texts read gives way
         self._mods: set[str] = set()
         self._listeners: list[Any] = []
         self._frames = 0
@@ -189,7 +190,15 @@ class DesktopCapture:
             self.writer.put("os_text", **fields)
 
     def _read_texts(self, pid: int, title: str | None) -> tuple[str, Texts] | None:
-        got: tuple[str, Texts] | None = self._widget(lambda d: d.texts(pid, title))
+        """A whole window's texts: a long read, which lets the listeners' and
+        the pointer's looks go first between widgets (recorder.turns)."""
+        if self._desktop is None:
+            return None
+        with self._a11y.background():
+            try:
+                got: tuple[str, Texts] | None = self._desktop.texts(pid, title, between=self._a11y.give_way)
+            except Exception:  # the app went away while read
+                return None
         return got
 
     def _acted(self, win: Window | None) -> None:
@@ -267,7 +276,7 @@ class DesktopCapture:
     def _widget(self, find: Callable[[Any], Any]) -> Any:
         if self._desktop is None:
             return None
-        with self._a11y:
+        with self._a11y.urgent():
             try:
                 return find(self._desktop)
             except Exception:  # the app went away, or its tree changed while read

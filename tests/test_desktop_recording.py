@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -226,3 +228,74 @@ def test_an_app_that_rewrites_what_was_typed_is_recorded_as_it_reads_once_the_wa
     app = OneEditor(_editor(), "1,000")
     typed = _typed_then_enter(tmp_path, app, "1000")
     assert [e["value"] for e in typed] == ["1,000"], typed
+
+
+class SlowDialog:
+    """A Qt Save dialog on a busy machine: a read of its texts takes seconds
+    (``texts``: until a look at the pointer came in between, or 10 s), its Save
+    button is under the pointer while it is open, and it closes on the click."""
+
+    def __init__(self, save: Any, editor: Any) -> None:
+        self.save, self.editor = save, editor
+        self.open, self.reading, self.looked_while_reading = True, threading.Event(), False
+        self.at_calls = 0
+
+    def texts(self, pid: int, title: str | None = None, between: Any = None) -> Any:
+        self.reading.set()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not self.at_calls:
+            if between is not None:
+                between()
+            time.sleep(0.01)
+        self.looked_while_reading |= self.at_calls > 0
+        self.reading.clear()
+        return title or "", {}
+
+    def at(self, x: int, y: int, pid: int | None = None, title: str | None = None) -> Any:
+        self.at_calls += 1
+        return self.save if self.open else self.editor
+
+    def focused(self, pid: int | None = None, title: str | None = None) -> Any:
+        return None
+
+    def text(self, widget: Any) -> str | None:
+        return None
+
+
+class PointerOn(LateFocus):
+    def pointer(self) -> tuple[int, int, Any]:
+        return 300, 200, self.now
+
+
+def test_a_look_at_the_resting_pointer_goes_before_a_long_read_of_an_apps_texts(tmp_path: Path) -> None:
+    """Seen in CI under the suite's load: reading the Save dialog's texts held
+    the accessibility layer for seconds, the window watch never looked at the
+    Save button the pointer rested on, and the click — which closed the dialog
+    before its handler ran — was recorded on the editor behind it."""
+    from types import SimpleNamespace
+
+    from recorder.a11y import Widget
+    from recorder.desktop import DesktopCapture, Window
+    from recorder.writer import EventWriter
+
+    pad, dialog, cls = "*Untitled", "Save as...", "featherpad featherpad"
+    save = Widget(role="push button", name="Save", path=(("dialog", dialog),), states=frozenset(), box=None,
+                  window=dialog, app="featherpad", pid=7)
+    editor = Widget(role="text", name="", path=(("frame", pad),), states=frozenset({"editable"}), box=None,
+                    window=pad, app="featherpad", pid=7)
+    app, windows = SlowDialog(save, editor), PointerOn(Window(dialog, cls, 7))
+    writer = EventWriter(tmp_path)
+    capture = DesktopCapture(writer, app, windows=windows)
+    capture._acted(Window(dialog, cls, 7))  # the name typed: the dialog's texts are read, at length
+    assert app.reading.wait(5)
+    look = threading.Thread(target=capture._look_at_pointer)  # the window watch, the pointer resting
+    look.start()
+    look.join(5)  # the person's hand rests there (a second; longer on a busy machine: the read takes 10 s)
+    app.open, windows.now = False, Window(pad, cls, 7)  # the click closes the dialog before its handler runs
+    capture._on_click(300, 200, SimpleNamespace(name="left"), True)
+    look.join(5)
+    writer.close()
+    clicks = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()
+              if json.loads(line)["type"] == "os_click"]
+    assert [(c["window"], c["target"]["name"]) for c in clicks] == [(dialog, "Save")], clicks
+    assert app.looked_while_reading
