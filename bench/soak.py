@@ -3,7 +3,13 @@ clients reading and writing at once, MCP sessions opening, acting,
 cancelling and closing, two schedules firing every minute — for minutes, on
 this machine's cores. Judged by what the store and the machine say after.
 
-    .venv/bin/python bench/soak.py [--minutes 10] [--clients 20]
+    .venv/bin/python bench/soak.py [--minutes 10] [--clients 20] [--workers 1] [--replay-every 30]
+
+With ``--workers N`` (the default, 1) the daemon takes no runs itself
+(``--slots 0``): N ``teachd worker`` processes take the schedules' health
+checks and a replay of the sample task put on the run queue every
+``--replay-every`` seconds, answered by alice at the daemon — runs off the
+request path. ``--workers 0``: the daemon runs them itself.
 
 Prints a table (per route: calls, p50, p99, 5xx) and the checks: 0
 responses 5xx; every acknowledged write is a version (none lost, none
@@ -17,7 +23,9 @@ import argparse
 import collections
 import itertools
 import random
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -34,8 +42,10 @@ from teachd.config import Settings  # noqa: E402
 from teachd.demo.sampleapp import SampleApp  # noqa: E402
 from teachd.demo.sampleapp.judge import SLUG, teachd_env  # noqa: E402
 from teachd.store import SkillContent, open_store  # noqa: E402
+from teachd.store.runs import RunStore  # noqa: E402
 from teachd.store.users import UserStore  # noqa: E402
 from tests.drift_suite import teach_task  # noqa: E402
+from tests.people import PersonAtTheDaemon  # noqa: E402
 from tests.postgres import fresh_database, postgres_cluster  # noqa: E402
 from tests.security.daemon import chromiums_under  # noqa: E402
 from tests.test_server import serve  # noqa: E402
@@ -155,6 +165,35 @@ def mcp_sessions(base: str, tokens: dict[str, str], app_url: str, daemon_pid: in
     return sessions
 
 
+def worker_home(root: Path, i: int) -> Path:
+    """A worker's home of its own (another machine's: the DSN and the key are all it shares)."""
+    made = root / f"worker-{i}"
+    made.mkdir(mode=0o700, exist_ok=True)
+    return made
+
+
+def key_hex(home: Path) -> str:
+    from teachd.store.crypto import read_key
+
+    return read_key(home / "key").hex()
+
+
+def queued_replays(base: str, token: str, every: float, stop: float, replays: list[str]) -> None:
+    """A replay of the sample task on the run queue every ``every`` seconds,
+    alice at the daemon answering what it asks."""
+    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=60) as c, \
+            PersonAtTheDaemon(c, [], {}):
+        while time.monotonic() < stop:
+            r = c.post("/api/runs", json={"slug": SLUG, "params": {"amount": f"{len(replays) + 1}.00"}})
+            if r.status_code == 200:
+                replays.append(r.json()["run_id"])
+            time.sleep(every)
+        deadline = time.monotonic() + 120  # the last ones end (or are answered) before the daemon stops
+        while time.monotonic() < deadline and any(
+                c.get(f"/api/runs/{r}").json()["status"] == "running" for r in replays):
+            time.sleep(1)
+
+
 def schedule_browsers_allowance() -> int:
     """A scheduled health check may hold a browser of its own at any moment (two schedules)."""
     return 2
@@ -165,6 +204,8 @@ def main() -> int:
     ap.add_argument("--minutes", type=float, default=10.0)
     ap.add_argument("--clients", type=int, default=20)
     ap.add_argument("--warm-up", type=float, default=WARM_UP, help="seconds before the RSS baseline")
+    ap.add_argument("--workers", type=int, default=1, help="worker processes (0: the daemon runs the runs)")
+    ap.add_argument("--replay-every", type=float, default=30.0, help="seconds between queued replays")
     args = ap.parse_args()
     root = Path(tempfile.mkdtemp(prefix="teachd-soak-"))
     with postgres_cluster() as cluster:
@@ -187,8 +228,14 @@ def main() -> int:
         before = {(p, s): len((store if p == "alice" else store.as_person(p)).versions(s))
                   for p in PEOPLE for s in slugs[p]}
         with SampleApp(password=PASSWORD, port=taught.port) as app:
-            server = serve({**env, "TEACHD_SECRET_PASSWORD": PASSWORD})
+            server = serve({**env, "TEACHD_SECRET_PASSWORD": PASSWORD},
+                           *(("--slots", "0") if args.workers else ()))
             tokens["alice"] = server.token
+            worker = [sys.executable, "-m", "teachd", "worker", "--slots", "1", "--can", "secrets"]
+            secret = {"TEACHD_SECRET_PASSWORD": PASSWORD, "TEACHD_KEY": key_hex(home)}
+            fleet = [subprocess.Popen(worker, env={**env, "TEACHD_HOME": str(worker_home(root, i)), **secret},
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                     for i in range(args.workers)]
             pid = server.proc.pid
             tally = Tally()
             leaks: list[str] = []
@@ -202,6 +249,9 @@ def main() -> int:
                 workers = [threading.Thread(target=api_client, daemon=True,
                                             args=(server.url, tokens[p], tally, p, slugs[p], stop))
                            for p, _ in zip(itertools.cycle(PEOPLE), range(args.clients), strict=False)]
+                replays: list[str] = []
+                workers.append(threading.Thread(target=queued_replays, daemon=True, args=(
+                    server.url, server.token, args.replay_every, stop, replays)))
                 sessions_done: list[int] = []
                 workers.append(threading.Thread(target=lambda: sessions_done.append(mcp_sessions(
                     server.url, tokens, app.url, pid, tally, stop, leaks)), daemon=True))
@@ -223,7 +273,12 @@ def main() -> int:
                 with server.api() as api:
                     checks = [s.get("last_outcome") for s in api.get("/api/schedules").json()]
             finally:
+                for proc in fleet:
+                    proc.send_signal(signal.SIGTERM)
+                for proc in fleet:
+                    proc.wait(120)
                 server.stop()
+            replayed = [RunStore(store).one(r)["status"] for r in replays]
         after = {(p, s): len((store if p == "alice" else store.as_person(p)).versions(s))
                  for p in PEOPLE for s in slugs[p]}
     lost = {k: (before[k] + tally.acked[k], after[k]) for k in before
@@ -238,6 +293,8 @@ def main() -> int:
         print(f"{route:<38} {len(times):>7} {p50:>8.1f} {p99:>8.1f} {tally.errors[route]:>5}")
     print(f"\nminutes {args.minutes:g}, API clients {args.clients}, people {len(PEOPLE)}, "
           f"MCP sessions {sum(sessions_done)}, schedules 2 (every 1m, health checks; outcomes {checks})")
+    print(f"replays put on the run queue: {len(replays)}, taken by {args.workers or 'the daemon'} "
+          f"worker(s): {dict(collections.Counter(replayed))}")
     print(f"responses 5xx or failed: {sum(tally.errors.values())}")
     print(f"acknowledged writes {sum(tally.acked.values())}; "
           f"versions lost or doubled: {len(lost)} {lost or ''}")

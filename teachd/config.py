@@ -53,6 +53,9 @@ class Settings:
     # config.yaml team_origins: places on the daemon host's network the owner lets every person's
     # runs reach (a team's own app beside the daemon); nothing else local is theirs
     team_origins: frozenset[str] = frozenset()
+    # on the team store, the runs a daemon takes from the run queue itself (teachd serve --slots,
+    # TEACHD_SLOTS); None: as many as a worker would (teachd.queue.worker.default_slots); 0: none
+    slots: int | None = None
 
     def secret_from_env(self, name: str) -> tuple[str, str | None]:
         """(variable name, value) of ``TEACHD_SECRET_<NAME>``."""
@@ -93,8 +96,21 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
         **_skills_switches(conf.get("skills")),
         chromium=env.get("TEACHD_CHROMIUM") or None,
         display=env.get("DISPLAY") or None,
+        slots=_slots(env.get("TEACHD_SLOTS")),
         environ=dict(env),
     )
+
+
+def _slots(text: str | None) -> int | None:
+    if not text:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise BadInput(f"TEACHD_SLOTS must be a whole number of runs, not {text!r}") from None
+    if value < 0:
+        raise BadInput("TEACHD_SLOTS must be 0 or more")
+    return value
 
 
 def _skills_switches(section: Any) -> dict[str, Any]:

@@ -76,6 +76,7 @@ CHECKED = {  # page#marker → the test that checks it
     "docs/schedules.md#schedules": "test_schedules",
     "docs/daemon.md#serve": "test_serve_and_the_api",
     "docs/teams.md#teams": "test_teams_commands_parse_and_run",
+    "docs/teams.md#workers": "test_the_workers_commands_parse",
 }
 needs_a_browser_or_a_daemon = pytest.mark.e2e  # out of `make test-fast` (tests/conftest.py's markers)
 
@@ -266,6 +267,27 @@ def test_serve_and_the_api(taught_here: TaughtHere, tmp_path: Path) -> None:
             return bash(c.line.replace(DOC_DAEMON, f"127.0.0.1:{port}"), env)
 
         check_block(block("docs/daemon.md#serve"), run)
+
+
+def test_the_workers_commands_parse() -> None:
+    """The run queue's commands need a team's PostgreSQL and run until stopped
+    (tests/test_queue.py runs each for real): here each line is a command
+    teachd knows, with options it takes."""
+    from teachd.cli import cli
+
+    seen = []
+    for c in block("docs/teams.md#workers").commands:
+        assert not c.expected, f"docs/teams.md:{c.lineno}: output shown: check it as the other samples are"
+        inv = teachd_invocation(c.line)
+        if inv is None:
+            assert c.line.startswith("export "), c.line
+            continue
+        name, *args = inv.argv
+        command = cli.get_command(click.Context(cli), name)
+        assert command is not None, f"docs/teams.md:{c.lineno}: no command {name}"
+        command.make_context(name, list(args))  # a usage error raises here
+        seen.append(name)
+    assert sorted(set(seen)) == ["serve", "worker", "workers"], seen
 
 
 # Lines of the teams sample that are not run here, and why (each teachd line still parses).

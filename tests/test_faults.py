@@ -121,11 +121,11 @@ def test_postgresql_restarting_under_the_daemon_answers_503_and_loses_nothing_ac
     assert "Traceback" not in err, err[-2000:]
 
 
-def test_a_daemon_killed_mid_run_ends_that_run_as_aborted_when_it_starts_again(taught) -> None:
+def test_a_daemon_killed_mid_run_ends_that_run_as_interrupted_when_it_starts_again(taught) -> None:
     """``teachd serve`` is SIGKILLed twice: once while a run's plan question
     waits, once while its replay is held at step 6. Each time the stale
     ``daemon.json`` is not trusted (its pid is dead), and the daemon started
-    again ends the run as aborted at the step it reached (1, asking; 6,
+    again ends the run as interrupted at the step it reached (1, asking; 6,
     replaying), its question withdrawn; the app never got a report, and a new run is possible."""
     import json
 
@@ -166,9 +166,9 @@ def test_a_daemon_killed_mid_run_ends_that_run_as_aborted_when_it_starts_again(t
             api = server.api()
             assert api.get("/api/approvals").json()["pending"] == []  # withdrawn, not waiting for ever
             first, second = runs.one(asking), runs.one(replaying)
-            assert first["status"] == "aborted" and first["message"].startswith("aborted at step 1: "), first
-            assert second["status"] == "aborted" and second["message"].startswith("aborted at step 6: "), second
-            assert [s["status"] for s in second["steps"]][-1] == "aborted"
+            assert first["status"] == "interrupted" and first["message"].startswith("interrupted at step 1: "), first
+            assert second["status"] == "interrupted" and second["message"].startswith("interrupted at step 6: "), second
+            assert [s["status"] for s in second["steps"]][-1] == "interrupted"
             assert "went away" in second["message"]
             assert DaemonSource(home).approvals_page() == server.url + "/approvals"  # the new one is trusted
             again = api.post("/api/runs", json={"slug": SLUG})
@@ -324,5 +324,5 @@ def test_only_runs_whose_process_is_gone_are_ended_as_orphans(store) -> None:
             tx.execute("UPDATE runs SET runner = ? WHERE id = ?", (runner, f"run-{name}"))
     assert sorted(end_orphans(store)) == ["run-dead", "run-reused"]
     assert {n: runs.one(f"run-{n}")["status"] for n in given} == {
-        "alive": "running", "dead": "aborted", "reused": "aborted", "elsewhere": "running",
+        "alive": "running", "dead": "interrupted", "reused": "interrupted", "elsewhere": "running",
         "old-format": "running"}

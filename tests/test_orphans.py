@@ -56,6 +56,6 @@ def test_a_run_of_the_same_host_name_elsewhere_stays_running(store: SkillStore) 
     runs = _started(store, runners)
     assert sorted(end_orphans(store)) == ["run-dead", "run-reused"]
     status = {n: runs.one(f"run-{n}")["status"] for n in runners}
-    assert status.pop("dead") == status.pop("reused") == "aborted"
+    assert status.pop("dead") == status.pop("reused") == "interrupted"
     assert set(status.values()) == {"running"}, status
 

@@ -20,9 +20,9 @@ from apscheduler.events import EVENT_JOB_EXECUTED
 from teachd.config import Settings, settings_from_env
 from teachd.core.schedules import Spec, spec_from, trigger
 from teachd.demo.sampleapp import SampleApp, Variant
+from teachd.runner.on_page import run_on_the_page
 from teachd.runner.secret_desk import SecretDesk
 from teachd.schedule.service import ScheduleService
-from teachd.server.jobs import run_on_the_page
 from teachd.store import open_store
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.jobstore import next_runs

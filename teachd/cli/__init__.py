@@ -48,6 +48,7 @@ def _register() -> None:
         serve,
         skills,
         teach,
+        worker,
     )
 
     cli.add_command(teach.teach)
@@ -64,6 +65,8 @@ def _register() -> None:
     cli.add_command(profiles.profiles)
     cli.add_command(people.users)
     cli.add_command(people.groups)
+    cli.add_command(worker.worker)
+    cli.add_command(worker.workers)
 
 
 _register()

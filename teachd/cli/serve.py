@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import secrets
 import signal
@@ -97,10 +98,13 @@ def port_free(host: str, port: int) -> None:
               help="Seconds a browser session may go unused before it ends.")
 @click.option("--session-lifetime", type=click.FloatRange(1), default=7 * 24 * 3600, show_default=True,
               help="Seconds after its login a browser session ends, used or not.")
+@click.option("--slots", type=click.IntRange(0), default=None,
+              help="On the team store (TEACHD_DB_URL): runs this daemon takes from the run queue itself, "
+                   "0 to leave them all to teachd worker (default: one per core, as the memory allows).")
 @json_option
 @pass_app
 def serve(app: App, host: str, port: int, open_browser: bool, allow_remote: bool, request_timeout: float,
-          session_idle: float, session_lifetime: float, as_json: bool) -> None:
+          session_idle: float, session_lifetime: float, slots: int | None, as_json: bool) -> None:
     """Serve the web UI and the HTTP API (every call authenticated, Host checked).
 
     Prints a one-time login link (it opens a page with a Log in button; the
@@ -114,8 +118,8 @@ def serve(app: App, host: str, port: int, open_browser: bool, allow_remote: bool
     if host not in LOOPBACK:
         click.echo(f"teachd: warning: listening on {host}: anyone who can reach it can try to log in",
                    err=True)
-    run_daemon(app.settings, host, port, open_browser, request_timeout, session_idle, session_lifetime,
-               as_json)
+    settings = app.settings if slots is None else dataclasses.replace(app.settings, slots=slots)
+    run_daemon(settings, host, port, open_browser, request_timeout, session_idle, session_lifetime, as_json)
 
 
 def run_daemon(settings: Settings, host: str = "127.0.0.1", port: int = 8765, open_browser: bool = False,

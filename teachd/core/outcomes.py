@@ -54,3 +54,9 @@ def health_verdict(ok: bool, statuses: Iterable[str]) -> str:
     if not ok:
         return "needs attention"
     return "healthy" if all(status == FOUND for status in statuses) else "unknown"
+
+
+def schedule_outcome(status: str, message: str) -> str:
+    """A scheduled run's outcome as its schedule shows it: a run stopped
+    because nobody approved it in time says so, apart from other stops."""
+    return "not approved" if status == "aborted" and message.startswith("not approved") else status

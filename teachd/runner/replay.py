@@ -342,6 +342,10 @@ class Replayer:
         browser = self.context.browser
         return browser is not None and not browser.is_connected()
 
+    def writes_so_far(self) -> list[dict[str, Any]]:
+        """Every write the app answered so far (addresses scrubbed of what was typed)."""
+        return [{**w.as_dict(), "path": self.scrubber.scrub(w.path)} for w in self.traffic.all_writes()]
+
     def half_change(self) -> dict[str, Any] | None:
         """When the run stopped at a step after the app answered a write (a
         record created, a form saved): what was written and what was not
@@ -352,8 +356,7 @@ class Replayer:
         writes = self.traffic.all_writes()
         if stopped is None or not writes:
             return None
-        wrote = [{**w.as_dict(), "path": self.scrubber.scrub(w.path)} for w in writes]
-        return {"wrote": wrote, "stopped_at": stopped,
+        return {"wrote": self.writes_so_far(), "stopped_at": stopped,
                 "not_done": [s.n for s in self.proc.steps if s.n >= stopped]}
 
     # -- watching -----------------------------------------------------------

@@ -154,6 +154,9 @@ class RunWatch:
         self.runs, self.run_id, self.base, self.pictures = runs, run_id, base, pictures
         self.recordings = recordings
         self.steps: dict[int, dict[str, Any]] = {}
+        # the writes the app answered so far: kept with each step's record, so a run whose
+        # process dies (a worker killed) still says what it wrote (RunStore.abandon)
+        self.writes: Callable[[], list[dict[str, Any]]] = list
 
     def demonstration(self, crop: Mapping[str, str], geometry: Mapping[str, Any]) -> bytes | None:
         """The demonstration's crop of a target (compiler.plan ``Anchor.crop``),
@@ -168,7 +171,9 @@ class RunWatch:
         self.runs.put_picture(self.run_id, n, kind, jpeg)
 
     def detail(self) -> dict[str, Any]:
-        return {**self.base, "steps": [self.steps[n] for n in sorted(self.steps)]}
+        wrote = self.writes()
+        steps = [self.steps[n] for n in sorted(self.steps)]
+        return {**self.base, "steps": steps, **({"wrote": wrote} if wrote else {})}
 
 
 def begin(runs: RunStore, session: RunSession, opts: RunOptions) -> str:
@@ -203,6 +208,7 @@ def replay(runs: RunStore, session: RunSession, slug: str, proc: Procedure, cont
                         start_url=opts.start_url, progress=progress, step_timeout=opts.step_timeout,
                         slug=slug, observer=watch, cancelled=lambda: runs.cancelled_by(run_id), plan=plan,
                         shown=shown)
+    watch.writes = replayer.writes_so_far
     log_from = len(session.gate.log)
     asked_elsewhere = False
     try:

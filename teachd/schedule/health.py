@@ -30,6 +30,9 @@ from teachd.runner.replay import Halt, Replayer, plain
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
 
+    from teachd.config import Settings
+    from teachd.store.schedules import ScheduleStore
+
 AMBIGUOUS, NOT_FOUND, NOT_CHECKED = "ambiguous", "not found", "not checked"  # and core.outcomes.FOUND
 CHECK_TIMEOUT = 3.0  # seconds a target may take to show on a freshly opened page
 _POPUP_ROLES = frozenset({"option", "menuitem", "treeitem", "listbox", "menu", "dialog", "tooltip"})
@@ -160,3 +163,42 @@ def _visit(page: Page, url: str, scope: list[str]) -> str | None:
 
 def _no_secret(name: str) -> str:
     raise Halt("a health check types nothing")
+
+
+def health_check(schedules: ScheduleStore, settings: Settings, slug: str, origin: str,
+                 run_id: str | None = None) -> tuple[str, str | None, str]:
+    """The skill's targets looked for, nothing acted on, kept as a run of
+    its own with a page: each target's step found, not found or not
+    checked, and the verdict (``check_run``); the skill's health set. The
+    scheduler runs it in the daemon, a queue's worker wherever it runs
+    (``run_id``: its record made already, waiting in the queue).
+    ``settings``: the person's (another person's probe: public places only).
+    Returns (verdict, run id, summary)."""
+    from teachd.runner.policy import RunPolicy, Who
+    from teachd.runner.run import RunOptions, open_chromium
+    from teachd.runner.secrecy import without_secrets
+    from teachd.store.runs import RunStore
+
+    store = schedules.skills
+    skill = store.load(slug)
+    proc = Procedure.from_files(skill.current.files)
+    policy = RunPolicy(Who.of(settings, store.owner))
+    runs = RunStore(store)
+    if run_id is None:
+        run_id = runs.new_run_id()
+        runs.start(run_id, {slug: skill.current_version})
+    else:
+        runs.set_skills(run_id, {slug: skill.current_version})
+    try:
+        with open_chromium(RunOptions(headless=True, chromium=settings.chromium,
+                                      environ=without_secrets(settings.environ)), policy) as (ctx, page):
+            report = probe(ctx, page, proc)
+    except Exception as exc:
+        runs.finish(run_id, "failure", {"checked": slug, "origin": origin, "steps": [],
+                                        "message": f"the health check could not run: {exc}"})
+        raise
+    schedules.set_health(slug, report.as_dict(), report.summary())
+    status, detail = check_run(report, slug)
+    # not a run of the skill (no "slug"): nothing to run again, nothing acted on to judge
+    runs.finish(run_id, status, {**detail, "checked": slug, "origin": origin})
+    return report.verdict, run_id, report.summary()

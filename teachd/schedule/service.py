@@ -26,14 +26,13 @@ from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 
-from compiler.plan import Procedure
 from teachd.config import Settings
 from teachd.core.errors import NotFound, Unavailable, as_teachd_error
+from teachd.core.outcomes import schedule_outcome
 from teachd.core.schedules import Spec, missed_note, trigger
-from teachd.runner.policy import RunPolicy, Who
-from teachd.runner.run import RunOptions, RunOutcome, open_chromium
-from teachd.runner.secret_desk import SecretDesk, person_settings, without_secrets
-from teachd.schedule.health import check_run, probe
+from teachd.runner.run import RunOutcome
+from teachd.runner.secret_desk import SecretDesk, person_settings
+from teachd.schedule.health import health_check
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.jobstore import FIRE_REF, DatabaseJobStore, job_id
 from teachd.store.locks import FileLock
@@ -72,6 +71,11 @@ class ScheduleService:
         self.leading = False
         # Where another person's scheduled run asks (their Approvals page); the daemon sets it.
         self.asker: Callable[[str], tuple[ApprovalQueue, SecretDesk]] | None = None
+        # On the team store, how a firing goes on the run queue (teachd.queue, above this layer: the
+        # daemon sets it): (the person's runs, the schedule, when it fired, its profile's skills) →
+        # (outcome, run id, note) until a worker records the run's own.
+        self.enqueue: Callable[[RunStore, dict[str, Any], str, list[str] | None],
+                               tuple[str, str | None, str] | None] | None = None
         self._stop, self._nudge = threading.Event(), threading.Event()
         self._watch: threading.Thread | None = None
         self._turns: dict[tuple[Any, ...], threading.Lock] = {}  # a job's firings, one after the other
@@ -196,7 +200,12 @@ class ScheduleService:
         now = datetime.now(self.scheduler.timezone)
         note = self._missed_note(spec, view, now)
         try:
-            if spec.kind == "check":
+            queued = self.enqueue(RunStore(schedules.skills), view, now.isoformat(timespec="seconds"),
+                                  resolve_profile(self.settings, schedules.skills, view["profile"])) \
+                if self.enqueue is not None else None
+            if queued is not None:  # a worker runs it, and records its outcome here when it ends
+                outcome, run_id, detail = queued
+            elif spec.kind == "check":
                 outcome, run_id, detail = self._check(schedules, spec.slug, f"health check (schedule {sid})")
             else:
                 outcome, run_id, detail = self._run(schedules, view)
@@ -213,6 +222,7 @@ class ScheduleService:
 
     def _run(self, schedules: ScheduleStore, view: dict[str, Any]) -> tuple[str, str | None, str]:
         store = schedules.skills
+        profile = resolve_profile(self.settings, store, view["profile"])
         approvals, desk, settings = self.approvals, self.desk, self.settings
         if store.owner != self.store.owner:  # another person's run: their page asks; the env is the owner's
             settings = person_settings(self.settings)
@@ -222,38 +232,14 @@ class ScheduleService:
         outcome = self.run_page(RunStore(store), settings, approvals, desk, view["slug"],
                                 dict(view["params"]), label=f"schedule-{view['id']}",
                                 origin=f"schedule {view['id']}", timeout=float(view["timeout_s"]),
-                                profile=resolve_profile(self.settings, store, view["profile"]),
+                                profile=profile,
                                 start_url=view.get("start_url"))
-        label = outcome.status
-        if outcome.status == "aborted" and outcome.message.startswith("not approved"):
-            label = "not approved"
-        return label, outcome.run_id, outcome.message
+        return schedule_outcome(outcome.status, outcome.message), outcome.run_id, outcome.message
 
     def _check(self, schedules: ScheduleStore, slug: str, origin: str) -> tuple[str, str | None, str]:
-        """The skill's targets looked for, nothing acted on (schedule.health),
-        kept as a run of its own with a page: each target's step found, not
-        found or not checked, and the verdict (``check_run``)."""
         store = schedules.skills
-        skill = store.load(slug)
-        proc = Procedure.from_files(skill.current.files)
         s = self.settings if store.owner == self.store.owner else person_settings(self.settings)
-        policy = RunPolicy(Who.of(s, store.owner))  # another person's probe: public places only
-        runs = RunStore(store)
-        run_id = runs.new_run_id()
-        runs.start(run_id, {slug: skill.current_version})
-        try:
-            with open_chromium(RunOptions(headless=True, chromium=s.chromium,
-                                          environ=without_secrets(s.environ)), policy) as (ctx, page):
-                report = probe(ctx, page, proc)
-        except Exception as exc:
-            runs.finish(run_id, "failure", {"checked": slug, "origin": origin, "steps": [],
-                                            "message": f"the health check could not run: {exc}"})
-            raise
-        schedules.set_health(slug, report.as_dict(), report.summary())
-        status, detail = check_run(report, slug)
-        # not a run of the skill (no "slug"): nothing to run again, nothing acted on to judge
-        runs.finish(run_id, status, {**detail, "checked": slug, "origin": origin})
-        return report.verdict, run_id, report.summary()
+        return health_check(schedules, s, slug, origin)
 
     def _owners(self) -> list[str]:
         rows = self.store.db.query("SELECT DISTINCT owner FROM schedules ORDER BY owner")

@@ -191,6 +191,7 @@ def create_app(settings: Settings, host: str, port: int, login_code: str | None 
                     tasks.cancel_scope.cancel()  # MCP sessions end before what they used is closed
         finally:
             remove_daemon_file(settings.home)
+            d.stop_taking()  # no run is taken from the queue now, to be denied at once below
             d.approvals.close()  # questions still waiting are denied: nothing more happens on a page
             d.secrets.close()
             if mcp is not None:

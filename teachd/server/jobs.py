@@ -13,44 +13,19 @@ from typing import Any
 from compiler.plan import has_steps
 from teachd.config import Settings
 from teachd.core.errors import BadInput, Conflict, Failed, NotFound, PolicyStop, TooMany
-from teachd.runner.gate import PageApprover
-from teachd.runner.policy import Who
-from teachd.runner.run import BROWSERS_PER_PERSON, RunOptions, RunOutcome, run_skill
-from teachd.runner.secret_desk import SecretDesk, desk_secret, without_secrets
+from teachd.queue.app import RunQueue
+from teachd.queue.execute import end_on_schedule
+from teachd.queue.submit import queue_run
+from teachd.runner.on_page import run_on_the_page
+from teachd.runner.run import BROWSERS_PER_PERSON
+from teachd.runner.secret_desk import SecretDesk, without_secrets
 from teachd.store.approvals import ApprovalQueue
-from teachd.store.rules import RuleStore
-from teachd.store.runs import RunStore
+from teachd.store.runs import QUEUED, RunStore
 from teachd.store.skills import SkillStore
 from teachd.teach.edits import Edits
 from teachd.teach.process import TeachProcess
 
 COMMAND_WAIT = 10.0  # seconds the Teach page waits for the recorder to apply a bar command
-
-
-def run_on_the_page(runs: RunStore, settings: Settings, approvals: ApprovalQueue, desk: SecretDesk, slug: str,
-                    params: dict[str, str], *, label: str, origin: str, timeout: float,
-                    start_url: str | None = None, profile: list[str] | None = None,
-                    run_id: str | None = None, followed: bool = False) -> RunOutcome:
-    """A replay the daemon runs (from the Runs page, or on a schedule): an
-    ordinary recorded run whose approvals and secrets wait on the Approvals
-    page for ``timeout`` seconds; ``label`` names it there until it has a run
-    id (``run_id``: recorded already, so its page shows it starting).
-    ``followed``: a person started it and follows it on its page, where a
-    step not found may be shown (not a schedule's run: nobody watches it)."""
-    opts = RunOptions(params=params, start_url=start_url, headless=not settings.display,
-                      chromium=settings.chromium, display=settings.display, environ=settings.environ,
-                      profile=profile, origin=origin, run_id=run_id, pictures=True,
-                      # the demonstrations this daemon recorded are its owner's: shown on their runs only
-                      recordings=settings.recordings_dir if runs.owner == settings.owner else None)
-    approver = PageApprover(approvals, label, timeout=timeout, points=followed)
-    secret = desk_secret(settings.secret_from_env, desk, lambda: approver.run_id, [slug], timeout)
-
-    def started(run_id: str) -> None:
-        approver.run_id = run_id
-
-    rules = RuleStore(runs.db, runs.owner).tools()
-    who = Who.of(settings, runs.owner)  # another person's settings hold them to public places
-    return run_skill(runs, rules, slug, approver, secret, opts, who, on_start=started)
 
 
 class Runs:
@@ -59,20 +34,37 @@ class Runs:
 
     def __init__(self, runs: RunStore, settings: Settings, approvals: ApprovalQueue,
                  desk: SecretDesk, threads: dict[str, tuple[str, threading.Thread]] | None = None,
-                 per_person: int = BROWSERS_PER_PERSON) -> None:
+                 per_person: int = BROWSERS_PER_PERSON, queue: RunQueue | None = None) -> None:
         self.runs, self.settings, self.approvals, self.desk = runs, settings, approvals, desk
         self.per_person = per_person
         self._threads: dict[str, tuple[str, threading.Thread]] = {} if threads is None else threads
+        self.queue = queue  # the team store's run queue: its workers run what it can take
 
     def for_person(self, runs: RunStore, approvals: ApprovalQueue, desk: SecretDesk,
                    settings: Settings) -> Runs:
         """One person's replays, in this daemon's threads (stopped together),
         with that person's settings (another person's hold none of the
         owner's ``TEACHD_SECRET_*``: their secrets are asked on their page)."""
-        return Runs(runs, settings, approvals, desk, self._threads, self.per_person)
+        return Runs(runs, settings, approvals, desk, self._threads, self.per_person, self.queue)
 
     def start(self, slug: str, params: dict[str, str], start_url: str | None = None) -> str:
-        """The run's id at once (its page shows it starting); the replay in a thread."""
+        """The run's id at once (its page shows it starting); the replay on the
+        run queue where there is one and it can take it, else in a thread."""
+        if self.queue is not None:
+            skill = self.runs.skills.load(slug)
+            if not has_steps(skill.current.files):
+                raise BadInput(f"{slug} has no taught steps to replay: it is instructions an agent follows")
+            for run in self.runs.recent(50):  # a second click, or a client's retry, is not a second run
+                asked = (run.get("slug"), run.get("params") or {}, run.get("start_url"))
+                if asked == (slug, params, start_url) and run["status"] == "running" \
+                        and (run["queued"] or not run["steps"]):
+                    raise Conflict(f"this run of {slug} is starting already ({run['run_id']}): follow it on "
+                                   "its page, or cancel it there")
+            run_id = queue_run(self.queue, self.runs, slug, params, origin="web UI",
+                               timeout=self.approvals.timeout, start_url=start_url, followed=True)
+            if run_id is None:  # no queueing lock is given: never None here
+                raise Conflict(f"a run of {slug} waits in the queue already")
+            return run_id
         person = self.runs.owner
         live = sum(1 for who, t in self._threads.values() if who == person and t.is_alive())
         if live >= self.per_person:  # each replay is a Chromium on the daemon's machine
@@ -127,10 +119,19 @@ class Runs:
 
     def cancel(self, run_id: str, by: str) -> dict[str, Any]:
         """Stop a running run between steps, whichever process runs it; what it
-        waits for (an approval) is withdrawn and counts as a no."""
+        waits for (an approval) is withdrawn and counts as a no. One still
+        waiting in the run queue is taken off it and ends at once."""
         if not self.runs.cancel(run_id, by):
             self.runs.one(run_id)  # 404 for no such run
             raise Conflict("this run has ended already")
+        if self.queue is not None and self.runs.runner_of(run_id) == QUEUED:
+            job = next((j["job"] for j in self.queue.jobs() if j["run_id"] == run_id), None)
+            if job is not None and self.queue.cancel(job):
+                run, message = self.runs.one(run_id), f"cancelled by {by} while it waited in the run queue"
+                self.runs.finish(run_id, "aborted", {
+                    "slug": run.get("slug"), "origin": run.get("origin"), "used": run.get("used"),
+                    "params": run.get("params"), "start_url": run.get("start_url"), "message": message})
+                end_on_schedule(self.runs.skills, run_id, "aborted", message)
         withdrawn = self.approvals.withdraw(run_id) + self.desk.withdraw(run_id)
         return {"run_id": run_id, "cancelled": True, "withdrawn": withdrawn}
 

@@ -264,8 +264,9 @@ def _runs_context(d: Daemon) -> tuple[list[Any], list[dict[str, Any]]]:
 async def runs_page(request: Request) -> HTMLResponse:
     d = daemon(request)
     usable, runs = await run_in_threadpool(_runs_context, d)
-    return render(request, "runs.html", {"runs": runs, "skills": views.replayable(usable)}, active="/runs",
-                  title="Runs", scripts=("params.js", "runs.js"), part={"list": "_runs_list.html"})
+    queue = await run_in_threadpool(d.run_queue)
+    return render(request, "runs.html", {"runs": runs, "skills": views.replayable(usable), "queue": queue},
+                  active="/runs", title="Runs", scripts=("params.js", "runs.js"), part={"list": "_runs_list.html"})
 
 
 async def run_page(request: Request) -> HTMLResponse:

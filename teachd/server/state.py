@@ -3,16 +3,28 @@ the background, started and stopped by the app's lifespan."""
 
 from __future__ import annotations
 
+import functools
+import logging
+import os
+import socket
+import statistics
 import threading
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from teachd.config import Settings
+from teachd.queue.app import RunQueue
+from teachd.queue.execute import Executor
+from teachd.queue.jobs import DESKTOP, queues_for, starts_in
+from teachd.queue.submit import queue_firing
+from teachd.queue.sweep import Sweeper
+from teachd.queue.worker import QueueWorker, default_slots
+from teachd.runner.on_page import run_on_the_page
 from teachd.runner.secret_desk import SecretDesk, person_settings
 from teachd.schedule.service import ScheduleService
-from teachd.server.jobs import Runs, Teaching, run_on_the_page
+from teachd.server.jobs import Runs, Teaching
 from teachd.server.security import Sessions
 from teachd.store import SkillStore, open_store
 from teachd.store.approvals import ApprovalQueue
@@ -20,7 +32,10 @@ from teachd.store.orphans import end_orphans
 from teachd.store.rules import RuleStore
 from teachd.store.runs import RunStore
 from teachd.store.users import UserStore
+from teachd.store.workers import WorkerStore
 from teachd.teach.process import CONTROL_FILE
+
+log = logging.getLogger("teachd.server")
 
 if TYPE_CHECKING:
     from teachd.mcp.server import TeachdMCP
@@ -43,21 +58,50 @@ class Daemon:
     schedules: ScheduleService
     people: dict[str, Daemon] = field(default_factory=dict)  # each person's view, shared by every view
     lock: threading.Lock = field(default_factory=threading.Lock)
+    queue: RunQueue | None = None  # the team store's run queue (PostgreSQL); None: runs in this process
+    sweeper: Sweeper | None = None
+    worker: QueueWorker | None = None  # this daemon's own slots on the run queue
+    worker_thread: threading.Thread | None = None
 
     @classmethod
     def open(cls, settings: Settings, sessions: Sessions, login_code: str) -> Daemon:
         store = open_store(settings)
-        end_orphans(store)  # runs a killed daemon left "running": aborted where they stopped
+        end_orphans(store)  # runs a killed daemon left "running": interrupted where they stopped
         runs = RunStore(store)
         approvals, desk = ApprovalQueue(store), SecretDesk().for_person(store.owner)
         sessions.who = UserStore(store.db).who  # a person's own token is theirs, checked per request
+        queue = RunQueue(settings.db_url, store.db) if settings.db_url else None
         daemon = cls(settings, store, runs, RuleStore(store.db, store.owner), approvals,
-                     Runs(runs, settings, approvals, desk),
+                     Runs(runs, settings, approvals, desk, queue=queue),
                      Teaching(dict(settings.environ), settings.home / CONTROL_FILE, store.owner), sessions,
                      login_code,
-                     desk, ScheduleService(store, settings, approvals, desk, run_on_the_page))
+                     desk, ScheduleService(store, settings, approvals, desk, run_on_the_page), queue=queue)
         daemon.schedules.asker = lambda user: daemon.as_user(user).asking()
+        if queue is not None:
+            daemon.schedules.enqueue = functools.partial(queue_firing, queue)
+            daemon.sweeper = Sweeper(store)
+            daemon.sweeper.start()
+            daemon.take_runs(settings.slots if settings.slots is not None else default_slots())
         return daemon
+
+    def stop_taking(self) -> None:
+        """Take no new run from the queue (those under way go on): first, as the daemon stops."""
+        if self.worker is not None:
+            self.worker.stop()
+
+    def take_runs(self, slots: int) -> None:
+        """This daemon takes ``slots`` runs at a time from the run queue, as a
+        worker does; each person's run asks on their own page here."""
+        if slots < 1:
+            return
+        execute = Executor(self.store, self.settings, lambda owner: self.as_user(owner).asking(),
+                           own=self.store.owner)
+        can = [DESKTOP] if self.settings.display else []  # and its secret page (desk)
+        self.worker = QueueWorker(self.settings, self.store.db, execute, slots, can, desk=True,
+                                  name=f"daemon-{socket.gethostname()}-{os.getpid()}", say=log.info)
+        self.worker_thread = threading.Thread(target=self.worker.serve, name="teachd-daemon-worker",
+                                              daemon=True)
+        self.worker_thread.start()
 
     def asking(self) -> tuple[ApprovalQueue, SecretDesk]:
         """Where this person's runs ask: their approvals, their secret requests."""
@@ -85,6 +129,36 @@ class Daemon:
                                jobs=self.jobs.for_person(runs, approvals, desk, settings))
                 self.people[user] = view
         return view
+
+    def run_queue(self) -> dict[str, Any] | None:
+        """The run queue as the Runs page and ``GET /api/workers`` show it:
+        how many runs wait and run, and each worker (its slots, what it can
+        run, its heartbeat); None on the embedded store (runs run here)."""
+        if self.queue is None:
+            return None
+        # how busy each worker is, not whose runs it has
+        workers = [{**w, "running": len(w["running"])} for w in WorkerStore(self.store.db).all()]
+        return {"queue": self.queue.depth(), "workers": workers}
+
+    def queue_place(self, run: dict[str, Any]) -> dict[str, Any] | None:
+        """Where a run stands: waiting (how many before it, about when it
+        starts) or on which worker; None when no queue has it."""
+        if self.queue is None or run.get("status") != "running":
+            return None
+        if not run.get("queued"):
+            worker = WorkerStore(self.store.db).by_runner().get(self.runs.runner_of(run["run_id"]))
+            return {"worker": worker} if worker else None
+        place = self.queue.position(run["run_id"])
+        if place is None:
+            return None
+        live = [w for w in WorkerStore(self.store.db).all() if w["state"] != "gone silent"]
+        slots = sum(w["slots"] for w in live if place["queue"] in queues_for(w["can"]))
+        running = sum(len(w["running"]) for w in live if place["queue"] in queues_for(w["can"]))
+        took = [sum(int(s.get("ms") or 0) for s in r["steps"]) / 1000 for r in self.runs.recent(20)
+                if r["status"] != "running" and r.get("slug") and r["steps"]]
+        typical = statistics.median(took) if took else None
+        return {"ahead": place["ahead"], "slots": slots,
+                "starts_in_s": starts_in(place["ahead"], slots, running, typical)}
 
     @cached_property
     def egress(self) -> Egress:
@@ -124,12 +198,23 @@ class Daemon:
 
     def close(self) -> None:
         """Stop cleanly: waiting approvals are denied (their runs end with no
-        effect, and say so), a recording in progress is stopped and saved."""
+        effect, and say so), a recording in progress is stopped and saved.
+        Runs waiting in the run queue stay there: a worker takes them."""
         self.schedules.stop()
+        self.stop_taking()
+        if self.worker_thread is not None:
+            for view in [self, *self.people.values()]:
+                view.approvals.close()  # its runs' waiting steps are denied: they end at once
+            self.secrets.close()  # and a secret still asked for is not given
+            self.worker_thread.join(30)
+        if self.sweeper is not None:
+            self.sweeper.stop()
         self.secrets.close()
         for view in list(self.people.values()):
             view.approvals.close()
         self.jobs.stop_all()
         if self.teaching.process is not None and self.teaching.process.proc.poll() is None:
             self.teaching.stop(self.teaching.owner)
+        if self.queue is not None:
+            self.queue.close()
 

@@ -289,3 +289,25 @@ MIGRATIONS.append(
         """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0014_workers",
+        # The machines that take runs from the queue (``teachd worker``, on the
+        # team store): what each can run, its slots, its last heartbeat, and
+        # the runs it has now (store/workers.py).
+        """
+        CREATE TABLE workers (
+            name TEXT PRIMARY KEY,
+            host TEXT NOT NULL,
+            runner TEXT NOT NULL,
+            slots INTEGER NOT NULL,
+            can TEXT NOT NULL,
+            state TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            heartbeat_at TEXT NOT NULL,
+            running TEXT NOT NULL
+        )
+        """,
+    )
+)

@@ -4,7 +4,7 @@ the process running it: ``host:boot=BOOT_ID:pidns=INODE:pid:start`` — the
 host name for people, the kernel's boot id and the PID namespace for the
 machine and the pid space the pid belongs to, the start time (clock ticks
 since that boot) for the process itself. A daemon that starts ends the runs
-recorded by this very boot and PID namespace whose process is gone: aborted
+recorded by this very boot and PID namespace whose process is gone: interrupted
 at the step they reached, their waiting questions withdrawn.
 
 Left alone: a run of a process still alive (another daemon, a ``teachd mcp``

@@ -21,6 +21,8 @@ from teachd.store.db import Database, Transaction
 from teachd.store.processes import runner_id
 from teachd.store.skills import SkillStore
 
+QUEUED = "queue"  # the runner of a run that waits on the run queue (teachd.queue)
+
 
 def _now() -> datetime:
     return datetime.now(UTC)
@@ -48,14 +50,39 @@ class RunStore:
     def new_run_id(self) -> str:
         return f"run-{self.clock():%Y%m%d-%H%M%S}-{os.urandom(3).hex()}"
 
-    def start(self, run_id: str, skills: dict[str, int]) -> None:
+    def start(self, run_id: str, skills: dict[str, int], queued: bool = False) -> None:
+        """``queued``: it waits on the run queue, no process runs it yet
+        (``QUEUED`` as its runner names no machine, so no daemon that starts
+        ends it as an orphan; the worker that takes it says so: ``take``)."""
         with self.db.atomic() as tx:
             tx.execute(
                 "INSERT INTO runs (id, owner, status, started_at, skills, detail, runner)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (run_id, self.owner, "running", self._stamp(), json.dumps(skills, sort_keys=True),
-                 self._seal(run_id, {}), runner_id()),
+                 self._seal(run_id, {}), QUEUED if queued else runner_id()),
             )
+
+    def take(self, run_id: str) -> bool:
+        """A worker takes a queued run: this process runs it now. False when
+        it ended or was cancelled while it waited."""
+        with self.db.atomic() as tx:
+            found = tx.execute("SELECT id FROM runs WHERE id = ? AND owner = ? AND status = 'running'"
+                               " AND runner = ? AND cancelled_by IS NULL", (run_id, self.owner, QUEUED))
+            if found:
+                tx.execute("UPDATE runs SET runner = ? WHERE id = ? AND owner = ?",
+                           (runner_id(), run_id, self.owner))
+        return bool(found)
+
+    def detail_of(self, run_id: str) -> dict[str, Any]:
+        """A run's whole detail as sealed (what a queued run was asked to do, under "job")."""
+        rows = self.db.query("SELECT * FROM runs WHERE id = ? AND owner = ?", (run_id, self.owner))
+        if not rows:
+            raise NotFound(f"no run {run_id!r}")
+        return self._opened(rows[0])
+
+    def runner_of(self, run_id: str) -> str:
+        rows = self.db.query("SELECT runner FROM runs WHERE id = ? AND owner = ?", (run_id, self.owner))
+        return str(rows[0]["runner"] or "") if rows else ""
 
     def set_skills(self, run_id: str, skills: dict[str, int]) -> None:
         """A skill loaded mid-run joins the run's record (and its feedback chips)."""
@@ -119,28 +146,43 @@ class RunStore:
         """``status``: success, unverified (nothing could confirm the effect),
         partial (stopped after a write), failure or aborted (runner.run); a
         running run has none yet."""
-        with self.db.atomic() as tx:
+        with self.db.atomic() as tx:  # once: a run that ended (interrupted by a sweep, say) stays as it ended
             tx.execute(
-                "UPDATE runs SET status = ?, finished_at = ?, detail = ? WHERE id = ? AND owner = ?",
+                "UPDATE runs SET status = ?, finished_at = ?, detail = ? WHERE id = ? AND owner = ?"
+                " AND status = 'running'",
                 (status, self._stamp(), self._seal(run_id, detail), run_id, self.owner),
             )
 
-    def abandon(self, run_id: str, why: str) -> str | None:
-        """A running run whose process is gone: aborted at the step it
-        reached (the step under way marked so), its record otherwise kept.
-        Returns the message, or None when it was not running any more."""
+    def abandon(self, run_id: str, why: str, runner: str | None = None) -> str | None:
+        """A running run whose process is gone (its daemon or its worker
+        killed): ``interrupted`` at the step it reached (the step under way
+        marked so), with what it wrote so far (``partial``, as a run that
+        stopped half way reports it), its record otherwise kept. Never run
+        again by itself: a person runs it again. ``runner``: only while that
+        process is still the one recorded as running it. Returns the
+        message, or None when it was not running any more."""
         rows = self.db.query("SELECT * FROM runs WHERE id = ? AND owner = ? AND status = 'running'",
                              (run_id, self.owner))
-        if not rows:
+        if not rows or (runner is not None and rows[0]["runner"] != runner):
             return None
         detail = self._opened(rows[0])
         steps = [dict(s) for s in numbered(detail.get("steps"))]
         for step in steps:
             if step.get("status") == "running":
-                step.update(status="aborted", detail=why)
+                step.update(status="interrupted", detail=why)
         reached = max((int(s["n"]) for s in steps), default=0)
-        message = f"aborted at step {reached}: {why}" if reached else f"aborted before its first step: {why}"
-        self.finish(run_id, "aborted", {**detail, "steps": steps, "message": message})
+        message = f"interrupted at step {reached}: {why}" if reached \
+            else f"interrupted before its first step: {why}"
+        wrote = list(detail.pop("wrote", None) or [])
+        partial = None
+        if wrote and reached:
+            plan = [int(p["n"]) for p in detail.get("plan") or [] if isinstance(p, dict) and "n" in p]
+            partial = {"wrote": wrote, "stopped_at": reached, "not_done": [n for n in plan if n >= reached]}
+            described = ", ".join(f"{w.get('method')} {w.get('path')} ({w.get('status') or 'no answer yet'}, "
+                                  f"step {w.get('step')})" for w in wrote)
+            message += f" — partial change: the app answered {described} before it stopped"
+        self.finish(run_id, "interrupted", {**detail, "steps": steps, "message": message,
+                                            **({"partial": partial} if partial else {})})
         return message
 
     def loaded_versions(self, run_id: str) -> dict[str, int] | None:
@@ -184,7 +226,7 @@ class RunStore:
                 "steps": detail.get("steps", []), "plan": detail.get("plan"),
                 "params": detail.get("params", {}), "start_url": detail.get("start_url"),
                 "used": detail.get("used") or ([detail["slug"]] if detail.get("slug") else []),
-                "cancelled_by": r.get("cancelled_by"),
+                "cancelled_by": r.get("cancelled_by"), "queued": r.get("runner") == QUEUED,
                 "gate": detail.get("gate", []),  # each question the gate asked or let through, and how
                 **({"partial": detail["partial"]} if detail.get("partial") else {})}
 

@@ -82,6 +82,15 @@ class ScheduleStore:
             tx.execute("UPDATE schedules SET last_at = ?, last_run_id = ?, last_outcome = ?, last_note = ?"
                        " WHERE id = ? AND owner = ?", (at, run_id, outcome, note, sid, self.owner))
 
+    def record_end(self, run_id: str, outcome: str, note: str) -> None:
+        """A queued firing's run ended (a worker ran it, it was cancelled
+        while it waited, its worker died): its outcome, on the schedule whose
+        last firing it still is (a later firing is not overwritten); nothing
+        for a run no schedule fired."""
+        with self.db.atomic() as tx:
+            tx.execute("UPDATE schedules SET last_outcome = ?, last_note = ? WHERE owner = ?"
+                       " AND last_run_id = ?", (outcome, note, self.owner, run_id))
+
     # -- health -------------------------------------------------------------
     def set_health(self, slug: str, report: dict[str, Any], summary: str) -> None:
         bad = next((s for s in report["steps"] if s["status"] in ("ambiguous", "not found")), None)

@@ -63,7 +63,7 @@ ROUTES: dict[str, str] = {
     "GET /api/secrets": STORE, "POST /api/secrets": STORE, "POST /api/secrets/{sid}": STORE,
     "DELETE /api/secrets/{sid}": STORE, "GET /api/secrets/{sid}/value": STORE,
     "POST /api/approvals/{pid:int}": STORE, "POST /api/rules": STORE, "DELETE /api/rules/{rid:int}": STORE,
-    "GET /api/runs": STORE,
+    "GET /api/runs": STORE, "GET /api/workers": "the team's run queue as counts and workers (no one's runs)",
     "POST /api/runs": BROWSER + "test_run_destinations.py::"
                                 "test_bobs_run_from_the_runs_page_reaches_nothing_on_the_daemons_loopback",
     "GET /api/runs/{run_id}": STORE, "GET /api/runs/{run_id}/events": STORE,
@@ -99,7 +99,10 @@ COMMANDS: dict[str, str] = {
     "run": BROWSER + "test_run_destinations.py::test_the_command_line_is_the_local_persons_own",
     "teach": LOCAL, "compile": LOCAL, "demo": LOCAL, "serve": LOCAL, "mcp": LOCAL, "feedback": LOCAL,
     "skills": LOCAL, "approvals": LOCAL, "schedule": LOCAL, "profiles": LOCAL, "users": LOCAL,
-    "groups": LOCAL, "key": LOCAL,
+    "groups": LOCAL, "key": LOCAL, "workers": LOCAL,
+    # a worker replays anyone's queued run: each through open_chromium with that person's policy
+    "worker": BROWSER + "test_run_destinations.py::"
+                        "test_bobs_run_taken_from_the_run_queue_reaches_nothing_on_the_takers_loopback",
 }
 
 

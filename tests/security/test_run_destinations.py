@@ -301,3 +301,52 @@ def test_team_origins_are_the_owners_choice_and_nothing_else_local_passes(tmp_pa
                                           f"team_origins: {bad}\n", encoding="utf-8")
         with pytest.raises(BadInput, match="team_origins"):
             settings_from_env({"TEACHD_HOME": str(home), "TEACHD_OWNER": "alice"})
+
+
+@pytest.mark.parametrize("taker", ["the daemon's own slots", "a worker elsewhere"])
+def test_bobs_run_taken_from_the_run_queue_reaches_nothing_on_the_takers_loopback(
+        postgres_url: str, tmp_path: Path, sites: tuple[Site, Site], taker: str) -> None:
+    """On the team store a run from the Runs page is a job on the run queue:
+    the daemon's own slots or a ``teachd worker`` take it. Either holds Bob to
+    public places; the owner's run of the same skill reaches the loopback
+    site (the control)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.test_server import serve
+
+    _inside, internal = sites
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TEACHD_")}
+    homes = {name: tmp_path / name for name in ("daemon", "worker")}
+    for home in homes.values():
+        home.mkdir(mode=0o700)
+    env.update(TEACHD_OWNER="alice", PYTHONUTF8="1", TEACHD_DB_URL=postgres_url, TEACHD_KEY=os.urandom(32).hex())
+    elsewhere = taker == "a worker elsewhere"
+    server = serve({**env, "TEACHD_HOME": str(homes["daemon"])}, *(("--slots", "0") if elsewhere else ()))
+    worker = subprocess.Popen([sys.executable, "-m", "teachd", "worker", "--slots", "1"],
+                              env={**env, "TEACHD_HOME": str(homes["worker"])}, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL) if elsewhere else None
+    try:
+        token = UserStore(open_store(Settings(home=homes["daemon"], owner="alice", db_url=postgres_url,
+                                              key_env=env["TEACHD_KEY"])).db).add("bob")
+        before = len(internal.log)
+        with httpx.Client(base_url=server.url, timeout=60, headers={"Authorization": f"Bearer {token}"}) as bob:
+            slug = _import(bob, internal.origin + "/api?queued", "Internal through the queue")
+            r = bob.post("/api/runs", json={"slug": slug})
+            assert r.status_code == 200, r.text
+            run = _ended(bob, r.json()["run_id"])
+        assert run["status"] == "aborted" and "refused" in run["message"], run
+        assert internal.log[before:] == []
+        with server.api() as alice:  # the control: the owner's run of the same kind of skill reaches it
+            slug = _import(alice, internal.origin + "/api?owner", "Internal for the owner")
+            r = alice.post("/api/runs", json={"slug": slug})
+            assert r.status_code == 200, r.text
+            run = _ended(alice, r.json()["run_id"])
+        assert any("/api" in str(seen) for seen in internal.log[before:]), (run, internal.log[before:])
+    finally:
+        if worker is not None:
+            worker.send_signal(signal.SIGKILL)
+            worker.wait(30)
+        server.stop()

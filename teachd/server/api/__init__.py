@@ -73,6 +73,7 @@ ROUTES = [
     Route("/api/rules/{rid:int}", approvals.rule_revoke, methods=["DELETE"]),
     # runs: start, follow, cancel, again, the feedback click; what waits for you
     Route("/api/runs", runs.runs_list, methods=["GET"]),
+    Route("/api/workers", runs.workers_list, methods=["GET"]),
     Route("/api/runs", runs.runs_start, methods=["POST"]),
     Route("/api/runs/{run_id}", runs.run_show, methods=["GET"]),
     Route("/api/runs/{run_id}/events", runs.run_events, methods=["GET"]),

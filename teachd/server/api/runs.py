@@ -55,7 +55,7 @@ def run_view(d: Daemon, run: dict[str, Any]) -> dict[str, Any]:
     secrets = [s for s in d.secrets.pending() if s.get("run_id") == run_id]
     given, undo_left = d.runs.feedback_of(run_id, UNDO_SECONDS)
     return {**run, "steps": steps, "waiting": waiting, "secrets_waiting": secrets,
-            "feedback": given, "undo_left": undo_left,
+            "feedback": given, "undo_left": undo_left, "place": d.queue_place(run),
             "feedback_open": feedback_refused(run) is None, "undo_seconds": UNDO_SECONDS}
 
 
@@ -69,6 +69,17 @@ async def runs_list(request: Request) -> JSONResponse:
     out = [{**r, "feedback": d.runs.feedback_given(r["run_id"]),
             "feedback_open": feedback_refused(r) is None} for r in d.runs.recent()]
     return JSONResponse(out)
+
+
+async def workers_list(request: Request) -> JSONResponse:
+    """
+    summary: The run queue on the team store, how many runs wait and run, and each worker taking them
+    description: On the embedded store (SQLite) runs run in the daemon and there is no queue (`queue` null).
+    responses:
+      200: {description: "the queue's depth, and each worker's name, host, slots, what it can run, heartbeat"}
+    """
+    d = daemon(request)
+    return JSONResponse(await run_in_threadpool(d.run_queue) or {"queue": None, "workers": []})
 
 
 async def run_show(request: Request) -> JSONResponse:
@@ -94,7 +105,10 @@ def _params(data: dict[str, Any]) -> dict[str, str]:
 async def runs_start(request: Request) -> JSONResponse:
     """
     summary: Replay a skill (`slug`, `params`, `start_url`); answers with its run id at once
-    description: A second start of the same skill while the first is still starting is refused (409).
+    description: >-
+      A second start of the same skill while the first is still starting is refused (409). On the team
+      store the run waits in the run queue, and the answer says where (`place`: `ahead`, `slots`,
+      `starts_in_s`).
     responses:
       200: {description: "the run id: follow it at /runs/{run_id}"}
       409: {description: a run of that skill is starting already}
@@ -108,7 +122,15 @@ async def runs_start(request: Request) -> JSONResponse:
         raise BadInput("the start address must be a web address (http:// or https://)")
     d = daemon(request)
     run_id = await run_in_threadpool(d.jobs.start, slug, params, start_url)
-    return JSONResponse({"run_id": run_id, "job": run_id, "page": f"/runs/{run_id}"})
+    return JSONResponse({"run_id": run_id, "job": run_id, "page": f"/runs/{run_id}",
+                         **await run_in_threadpool(_placed, d, run_id)})
+
+
+def _placed(d: Daemon, run_id: str) -> dict[str, Any]:
+    """On the team store: where the run stands in the run queue (how many
+    before it, about when it starts), so a client sees the queue's length."""
+    place = d.queue_place(d.runs.one(run_id)) if d.queue is not None else None
+    return {"place": place} if place else {}
 
 
 async def run_again(request: Request) -> JSONResponse:
@@ -120,7 +142,8 @@ async def run_again(request: Request) -> JSONResponse:
     """
     d = daemon(request)
     run_id = await run_in_threadpool(d.jobs.again, request.path_params["run_id"])
-    return JSONResponse({"run_id": run_id, "page": f"/runs/{run_id}"})
+    placed = await run_in_threadpool(_placed, d, run_id)
+    return JSONResponse({"run_id": run_id, "page": f"/runs/{run_id}", **placed})
 
 
 async def run_cancel(request: Request) -> JSONResponse:

@@ -19,11 +19,12 @@ QUOTED_MAX = 300  # characters of an agent's text shown at first; the rest folde
 # unverified: every step ran, but nothing on the final page confirmed the effect
 # partial: a step halted after the app had answered a write (a half change, shown with what was written)
 STATUS_CLASS = {"success": "ok", "unverified": "warn", "partial": "bad", "failure": "bad", "aborted": "bad",
-                "running": "run"}
+                "interrupted": "bad", "queued": "run", "running": "run"}
 STATUS_WORDS = {"success": "succeeded", "unverified": "ran, not confirmed", "partial": "stopped half way",
-                "failure": "failed", "aborted": "stopped", "running": "running"}
+                "failure": "failed", "aborted": "stopped", "interrupted": "interrupted",
+                "queued": "waiting in the run queue", "running": "running"}
 HEALTH_WORDS = {"success": "healthy", "unverified": "unknown", "failure": "needs attention"}
-STEP_CLASS = {"ok": "ok", "halted": "bad", "running": "run", "skipped": "warn",
+STEP_CLASS = {"ok": "ok", "halted": "bad", "running": "run", "skipped": "warn", "interrupted": "bad",
               "done": "ok", "refused": "bad", "failed": "bad"}  # the last three: an agent's actions (MCP)
 STEP_WORDS = {"ok": "done", "halted": "halted", "running": "now", "skipped": "skipped"}
 
@@ -167,8 +168,9 @@ def run_view(run: dict[str, Any], feedback: dict[str, str], use_only: set[str],
     halted_step = int(halted[-1]["n"]) if repair else None
     asks = bool(waiting or run.get("secrets_waiting"))  # a question, or a secret only the person can give
     words = HEALTH_WORDS if run.get("checked") else STATUS_WORDS  # a health check's verdict, in its words
-    return {**run, "status": status, "ended": ended, "status_class": STATUS_CLASS.get(status, ""),
-            "status_words": "waiting for you" if asks and not ended else words.get(status, status),
+    shown = "queued" if run.get("queued") and not ended else status  # on the run queue, no worker yet
+    return {**run, "status": status, "ended": ended, "status_class": STATUS_CLASS.get(shown, ""),
+            "status_words": "waiting for you" if asks and not ended else words.get(shown, shown),
             "took": _took(run) if ended else None,
             "chips": chips, "more": more, "feedback_open": feedback_open, "waiting": waiting,
             "rows": steps, "total": total, "halted_step": halted_step, "now": _now(steps, total, halted_step),

@@ -1,0 +1,155 @@
+"""The run queue on PostgreSQL: procrastinate's tables and functions in the
+store's own database, one task (a replay), deferred by the daemon and taken
+by ``teachd worker``.
+
+Why procrastinate: it is the queue the team's PostgreSQL already gives —
+``FOR UPDATE SKIP LOCKED`` so no job is taken twice, ``LISTEN/NOTIFY`` so a
+worker hears a job at once, locks (our lanes), queueing locks (one firing
+of a schedule however many daemons race), worker heartbeats — rather than a
+loop of our own.
+
+The daemon's side is synchronous (its request threads and scheduler);
+the worker's is procrastinate's asyncio loop, each replay in a thread.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import procrastinate
+import psycopg
+from procrastinate.exceptions import AlreadyEnqueued, ConnectorException
+
+from recorder.errors import first_line
+from teachd.core.errors import Unavailable
+from teachd.queue.jobs import PER_PERSON, RunJob, lane, priority
+from teachd.store.db import Database
+
+log = logging.getLogger(__name__)
+
+TASK = "teachd.replay"
+_SCHEMA_LOCK = 0x7EAC4E  # advisory lock key: one process installs the queue's schema at a time
+
+# What a worker runs for a job (teachd.queue.execute), bound when the worker starts.
+Handler = Callable[[RunJob, int], None]
+
+
+def ensure_schema(dsn: str) -> None:
+    """procrastinate's tables and functions, installed once per database."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("SELECT pg_advisory_lock(%s)", (_SCHEMA_LOCK,))
+        try:
+            row = conn.execute("SELECT to_regclass('procrastinate_jobs')").fetchone()
+            if row is None or row[0] is None:
+                conn.execute(procrastinate.schema.SchemaManager.get_schema())
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (_SCHEMA_LOCK,))
+
+
+def make_app(dsn: str, *, worker: bool = False, handler: Handler | None = None) -> procrastinate.App:
+    """The queue's app: ``worker`` for ``teachd worker`` (asyncio, its
+    ``handler`` runs each job), else the daemon's synchronous one."""
+    connector: Any = procrastinate.PsycopgConnector(conninfo=dsn, min_size=1, max_size=4) if worker \
+        else procrastinate.SyncPsycopgConnector(conninfo=dsn, min_size=1, max_size=2)
+    app = procrastinate.App(connector=connector)
+
+    @app.task(name=TASK, pass_context=True)
+    def replay(context: procrastinate.JobContext, **args: Any) -> None:
+        if handler is None:
+            raise RuntimeError("this process takes no jobs")
+        job_id = context.job.id if context.job is not None and context.job.id is not None else 0
+        handler(RunJob.from_args(args), job_id)
+
+    return app
+
+
+class RunQueue:
+    """The daemon's way to put runs on the queue and to see it."""
+
+    def __init__(self, dsn: str, db: Database) -> None:
+        ensure_schema(dsn)
+        self.db = db
+        self.app = make_app(dsn)
+        self.app.open()
+
+    def close(self) -> None:
+        self.app.close()
+
+    def submit(self, job: RunJob, queueing_lock: str | None = None) -> int | None:
+        """The job's id once it waits in the queue; None when a job with that
+        ``queueing_lock`` waits already (another daemon enqueued this firing)."""
+        task = self.app.tasks[TASK]
+        try:
+            deferrer = task.configure(queue=job.queue, lock=lane(job.owner, job.queue, self._lanes(job)),
+                                      priority=priority(self.waiting_of(job.owner)),
+                                      queueing_lock=queueing_lock)
+            return int(deferrer.defer(**job.as_args()))
+        except AlreadyEnqueued:
+            return None
+        except (psycopg.OperationalError, ConnectorException) as exc:
+            raise Unavailable(f"the run queue is unreachable ({first_line(exc.__cause__ or exc)})",
+                              retry_after=5) from None
+
+    def _lanes(self, job: RunJob) -> dict[str, int]:
+        rows = self.db.query("SELECT lock, count(*) AS n FROM procrastinate_jobs"
+                             " WHERE status IN ('todo', 'doing') AND lock LIKE ? GROUP BY lock",
+                             (f"person:{_like(job.owner)}:{_like(job.queue)}#%",))
+        return {str(r["lock"]): int(r["n"]) for r in rows}
+
+    def waiting_of(self, owner: str) -> int:
+        """How many of this person's jobs wait or run, in every queue."""
+        rows = self.db.query("SELECT count(*) AS n FROM procrastinate_jobs WHERE task_name = ?"
+                             " AND status IN ('todo', 'doing') AND lock LIKE ?",
+                             (TASK, f"person:{_like(owner)}:%"))
+        return int(rows[0]["n"])
+
+    def waiting_run(self, queueing_lock: str) -> str | None:
+        """The run of the job that waits under ``queueing_lock`` (a schedule's firing), if one does."""
+        rows = self.db.query("SELECT args FROM procrastinate_jobs WHERE queueing_lock = ?"
+                             " AND status = 'todo'", (queueing_lock,))
+        if not rows:
+            return None
+        args = rows[0]["args"] if isinstance(rows[0]["args"], dict) else json.loads(rows[0]["args"])
+        return str(args.get("run_id") or "") or None
+
+    def cancel(self, job_id: int) -> bool:
+        """A job still waiting is taken off the queue (True); one running is not (False)."""
+        rows = self.db.query("SELECT procrastinate_cancel_job_v1(?, false, false) AS id", (job_id,))
+        return bool(rows and rows[0]["id"])
+
+    def jobs(self) -> list[dict[str, Any]]:
+        """Every job waiting or running, in the order the queue takes them."""
+        rows = self.db.query("SELECT id, status, queue_name, priority, lock, args, worker_id"
+                             " FROM procrastinate_jobs WHERE task_name = ? AND status IN ('todo', 'doing')"
+                             " ORDER BY priority DESC, id ASC", (TASK,))
+        out = []
+        for r in rows:
+            args = r["args"] if isinstance(r["args"], dict) else json.loads(r["args"])
+            out.append({"job": int(r["id"]), "status": str(r["status"]), "queue": str(r["queue_name"]),
+                        "priority": int(r["priority"]), "lock": r["lock"], "run_id": args.get("run_id"),
+                        "owner": args.get("owner"), "slug": args.get("slug")})
+        return out
+
+    def depth(self) -> dict[str, int]:
+        """How many runs wait, and how many run."""
+        jobs = self.jobs()
+        return {"waiting": sum(j["status"] == "todo" for j in jobs),
+                "running": sum(j["status"] == "doing" for j in jobs)}
+
+    def position(self, run_id: str) -> dict[str, Any] | None:
+        """Where a waiting run stands: how many jobs the queue takes before
+        it (in its queue), and how many of them are this person's own."""
+        waiting = [j for j in self.jobs() if j["status"] == "todo"]
+        mine = next((j for j in waiting if j["run_id"] == run_id), None)
+        if mine is None:
+            return None
+        ahead = [j for j in waiting[:waiting.index(mine)] if j["queue"] == mine["queue"]]
+        return {"job": mine["job"], "ahead": len(ahead), "queue": mine["queue"],
+                "per_person": PER_PERSON}
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -1,0 +1,159 @@
+"""Runs whose worker died: a job procrastinate holds as *doing* for a
+worker whose heartbeats stopped (killed, its machine lost) is ended here —
+its run *interrupted at step N* with the writes it made, its questions
+withdrawn, the job ended so that nothing takes it again. A run is never
+re-run by itself: what it wrote may not be safe to write twice; a person
+runs it again. The daemon sweeps every few seconds (each daemon: ending a
+run twice is harmless, the second finds it ended).
+
+Dead means both heartbeats stopped: procrastinate's (which its worker stops
+as it begins to drain) and teachd's own ``workers`` row, which a draining
+worker keeps beating until its last run ends — a drain is not a death.
+
+Also ended: a run left waiting whose job is gone from the queue (its
+worker failed to read it while the store was away), after ``LOST_AFTER``.
+
+And moved: a waiting run that types a secret waits where it can get it —
+with a worker started as its person with their secrets while one beats,
+else with the daemons' secret pages (``reroute``); so a run queued before
+that worker came up, or after it went away, is not stranded.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from recorder.errors import first_line
+from teachd.queue.app import TASK
+from teachd.queue.execute import end_on_schedule
+from teachd.queue.jobs import DESK, SECRETS, queue_for, secrets_of
+from teachd.store.approvals import ApprovalQueue
+from teachd.store.runs import QUEUED, RunStore
+from teachd.store.skills import SkillStore
+from teachd.store.workers import WorkerStore
+
+log = logging.getLogger(__name__)
+
+SWEEP_EVERY = 3.0  # seconds between the daemon's looks for dead workers
+STALLED_S = 10.0  # a worker silent this long is taken for dead (it beats every 2 s: queue.worker)
+LOST_AFTER = 60.0  # seconds a waiting run may have no job before it is ended (a submit takes far less)
+
+
+def _person(store: SkillStore, owner: str) -> SkillStore:
+    return store if owner == store.owner else store.as_person(owner)
+
+
+def sweep(store: SkillStore, stalled_s: float) -> list[str]:
+    """End the runs of workers silent for ``stalled_s`` seconds, and the runs
+    whose job left the queue unrun; their ids."""
+    rows = store.db.query(
+        "SELECT j.id, j.args FROM procrastinate_jobs j"
+        " LEFT JOIN procrastinate_workers w ON w.id = j.worker_id"
+        " WHERE j.task_name = ? AND j.status = 'doing'"
+        " AND (w.id IS NULL OR w.last_heartbeat < NOW() - make_interval(secs => ?))", (TASK, stalled_s))
+    workers = {w["runner"]: w for w in WorkerStore(store.db).all()}
+    ended = []
+    for row in rows:
+        args = row["args"] if isinstance(row["args"], dict) else json.loads(row["args"])
+        try:
+            runs = RunStore(_person(store, str(args.get("owner"))))
+            worker = workers.get(runs.runner_of(str(args.get("run_id"))))
+            if worker is not None and worker["silent_s"] < stalled_s:
+                continue  # its worker still beats: draining, not dead
+            if (run_id := _interrupt(store, args, worker)) is not None:
+                ended.append(run_id)
+            store.db.query("SELECT procrastinate_finish_job_v1(?, 'failed', true)", (int(row["id"]),))
+        except Exception as exc:  # another daemon swept it first, or the run is gone: the next row
+            log.info("the run queue's sweep left job %s (%s)", row["id"], first_line(exc))
+    ended.extend(_lost(store))
+    reroute(store)
+    return ended
+
+
+def reroute(store: SkillStore) -> int:
+    """Move the waiting runs that type a secret to where it can be given now; how many moved."""
+    can = {c for w in WorkerStore(store.db).all() if w["state"] != "gone silent" for c in w["can"]}
+    rows = store.db.query("SELECT id, args FROM procrastinate_jobs WHERE task_name = ? AND status = 'todo'"
+                          " AND (queue_name LIKE ? OR queue_name LIKE ?)",
+                          (TASK, f"%{DESK}%", f"%{SECRETS}@%"))
+    moved = 0
+    for row in rows:
+        args = row["args"] if isinstance(row["args"], dict) else json.loads(row["args"])
+        needs = [str(n) for n in args.get("needs") or []]
+        mine = secrets_of(str(args.get("owner")))
+        kept = [n for n in needs if n != DESK and not n.startswith(f"{SECRETS}@")]
+        want = sorted([*kept, mine if mine in can else DESK])
+        if want != sorted(needs):
+            store.db.query("UPDATE procrastinate_jobs SET queue_name = ?,"
+                           " args = jsonb_set(args, '{needs}', ?::jsonb) WHERE id = ? AND status = 'todo'"
+                           " RETURNING id", (queue_for(want), json.dumps(want), int(row["id"])))
+            moved += 1
+    return moved
+
+
+def _interrupt(store: SkillStore, args: dict[str, Any], worker: dict[str, Any] | None) -> str | None:
+    run_id, owner = str(args.get("run_id")), str(args.get("owner"))
+    person = _person(store, owner)
+    runs = RunStore(person)
+    runner = runs.runner_of(run_id)
+    name = worker["name"] if worker is not None else (runner.split(":", 1)[0] or "its worker")
+    why = f"its worker ({name}) stopped answering: killed, or its machine lost"
+    runs.cancel(run_id, "the run queue")  # a worker alive after all stops at its next step
+    message = runs.abandon(run_id, why)
+    if message is None:
+        return None
+    ApprovalQueue(person).withdraw(run_id)
+    end_on_schedule(person, run_id, "interrupted", message)
+    log.warning("run %s of %s: %s", run_id, owner, message)
+    return run_id
+
+
+def _lost(store: SkillStore) -> list[str]:
+    """Runs still waiting whose job no longer waits or runs in the queue."""
+    cutoff = (datetime.now(UTC) - timedelta(seconds=LOST_AFTER)).isoformat(timespec="seconds")
+    rows = store.db.query(
+        "SELECT r.id, r.owner FROM runs r WHERE r.status = 'running' AND r.runner = ? AND r.started_at < ?"
+        " AND NOT EXISTS (SELECT 1 FROM procrastinate_jobs j WHERE j.task_name = ?"
+        " AND j.status IN ('todo', 'doing') AND j.args->>'run_id' = r.id)", (QUEUED, cutoff, TASK))
+    ended = []
+    for row in rows:
+        try:
+            person = _person(store, str(row["owner"]))
+            runs = RunStore(person)
+            run = runs.one(str(row["id"]))
+            message = "its job left the run queue without running it (its worker could not read it)"
+            runs.finish(run["run_id"], "failure", {"slug": run.get("slug"), "origin": run.get("origin"),
+                                                   "used": run.get("used"), "params": run.get("params"),
+                                                   "start_url": run.get("start_url"), "message": message})
+            end_on_schedule(person, run["run_id"], "failure", message)
+            ended.append(run["run_id"])
+        except Exception as exc:  # the next sweep tries again
+            log.info("the run queue's sweep left run %s (%s)", row["id"], first_line(exc))
+    return ended
+
+
+class Sweeper:
+    """The daemon's thread that sweeps every ``SWEEP_EVERY`` seconds."""
+
+    def __init__(self, store: SkillStore, stalled_s: float = STALLED_S) -> None:
+        self.store, self.stalled_s = store, stalled_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._keep, name="teachd-queue-sweep", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(10)
+
+    def _keep(self) -> None:
+        while not self._stop.wait(SWEEP_EVERY):
+            try:
+                sweep(self.store, self.stalled_s)
+            except Exception as exc:  # the store away for a moment: the next look tells
+                log.warning("the run queue's sweep failed (%s)", first_line(exc))

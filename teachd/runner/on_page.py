@@ -1,0 +1,60 @@
+"""A replay the daemon or a queue's worker runs for a person who is not at
+its terminal: its approvals wait on the person's Approvals page (through
+the store, so any process may run it), its secrets come from the person's
+settings or their secret page (the daemon's desk, in its memory)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from teachd.config import Settings
+from teachd.core.errors import PolicyStop
+from teachd.runner.gate import PageApprover
+from teachd.runner.policy import Who
+from teachd.runner.run import RunOptions, RunOutcome, run_skill
+from teachd.runner.secret_desk import SecretDesk, desk_secret
+from teachd.store.approvals import ApprovalQueue
+from teachd.store.rules import RuleStore
+from teachd.store.runs import RunStore
+
+
+def settings_secret(settings: Settings, slug: str) -> Callable[[str], str]:
+    """Secrets where no secret page can be asked (a queue's worker, in
+    another process): the person's own settings only, else the run stops
+    before typing anything."""
+
+    def secret(name: str) -> str:
+        var, value = settings.secret_from_env(name)
+        if not value:
+            raise PolicyStop(f"{slug} needs the secret {name!r}, which a worker cannot ask for: "
+                             f"run it where teachd serve runs, or set {var} for the worker")
+        return value
+
+    return secret
+
+
+def run_on_the_page(runs: RunStore, settings: Settings, approvals: ApprovalQueue, desk: SecretDesk | None,
+                    slug: str, params: dict[str, str], *, label: str, origin: str, timeout: float,
+                    start_url: str | None = None, profile: list[str] | None = None,
+                    run_id: str | None = None, followed: bool = False) -> RunOutcome:
+    """A replay the daemon runs (from the Runs page, or on a schedule): an
+    ordinary recorded run whose approvals and secrets wait on the Approvals
+    page for ``timeout`` seconds; ``label`` names it there until it has a run
+    id (``run_id``: recorded already, so its page shows it starting).
+    ``followed``: a person started it and follows it on its page, where a
+    step not found may be shown (not a schedule's run: nobody watches it)."""
+    opts = RunOptions(params=params, start_url=start_url, headless=not settings.display,
+                      chromium=settings.chromium, display=settings.display, environ=settings.environ,
+                      profile=profile, origin=origin, run_id=run_id, pictures=True,
+                      # the demonstrations this daemon recorded are its owner's: shown on their runs only
+                      recordings=settings.recordings_dir if runs.owner == settings.owner else None)
+    approver = PageApprover(approvals, label, timeout=timeout, points=followed)
+    secret = desk_secret(settings.secret_from_env, desk, lambda: approver.run_id, [slug], timeout) \
+        if desk is not None else settings_secret(settings, slug)
+
+    def started(run_id: str) -> None:
+        approver.run_id = run_id
+
+    rules = RuleStore(runs.db, runs.owner).tools()
+    who = Who.of(settings, runs.owner)  # another person's settings hold them to public places
+    return run_skill(runs, rules, slug, approver, secret, opts, who, on_start=started)

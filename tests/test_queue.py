@@ -1,0 +1,231 @@
+"""Runs on many machines: on the team store a run is a job on procrastinate's
+queue in the same PostgreSQL, taken by ``teachd worker`` processes (each in
+a home of its own, as on another machine). Tested on a throwaway PostgreSQL
+with the real queue functions, real workers and real replays of the sample
+task: enqueue, take, finish; a daemon restart while runs wait; SIGTERM
+drains; kill -9 mid-run leaves the run interrupted with its writes and
+nothing runs it again; one enqueue of a firing however many daemons race;
+a desktop run never fetched by a worker without a desktop; another
+person's first run before someone's many."""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from teachd.config import Settings
+from teachd.demo.sampleapp import SampleApp
+from teachd.queue.app import RunQueue
+from teachd.queue.jobs import DESKTOP, PER_PERSON, RunJob, queues_for
+from teachd.queue.sweep import STALLED_S, SWEEP_EVERY
+from teachd.store import open_store
+from teachd.store.runs import RunStore
+from tests.people import PersonAtTheDaemon, run_until, wait_for
+from tests.queue_team import team_on, until_listed, workers_seen
+from tests.sample_task import PASSWORD, SLUG, held_at
+
+
+def _fetch(queue: RunQueue, can: list[str]) -> dict[str, Any] | None:
+    """What procrastinate's own fetch gives a worker that can do ``can`` (its queues)."""
+    rows = queue.db.query("SELECT id, args FROM procrastinate_fetch_job_v2(?, NULL)", (queues_for(can),))
+    return rows[0]["args"] if rows and rows[0]["id"] is not None else None
+
+
+def test_another_persons_first_run_goes_before_someones_many_and_each_person_keeps_to_their_lanes(
+        postgres_url: str) -> None:
+    from teachd.store.postgres import PostgresDatabase
+
+    db = PostgresDatabase(postgres_url)
+    queue = RunQueue(postgres_url, db)
+    try:
+        for n in range(5):
+            queue.submit(RunJob(f"alice-{n}", "alice", "taught-x"))
+        queue.submit(RunJob("bob-0", "bob", "taught-x"))
+        queue.submit(RunJob("carol-desk", "carol", "taught-y", needs=(DESKTOP,)))
+        assert queue.position("bob-0") == {"job": queue.position("bob-0")["job"], "ahead": 1,  # type: ignore[index]
+                                           "queue": "teachd-runs", "per_person": PER_PERSON}
+        taken = [(_fetch(queue, []) or {}).get("run_id") for _ in range(6)]
+        # alice's first, then bob's (another person's first run before alice's second), then alice's
+        # up to her lanes; her 4th and 5th wait while her first three run; carol's desktop run is
+        # never given to a worker without a desktop
+        assert taken == ["alice-0", "bob-0", "alice-1", "alice-2", None, None], taken
+        assert (_fetch(queue, [DESKTOP]) or {}).get("run_id") == "carol-desk"
+        assert queue.depth() == {"waiting": 2, "running": 5}
+    finally:
+        queue.close()
+
+
+def test_two_daemons_firing_one_schedule_at_once_put_one_run_on_the_queue(
+        taught: tuple[dict[str, str], int], postgres_url: str, tmp_path: Path, cli_env_runner: Any) -> None:
+    from teachd.core.schedules import Spec
+    from teachd.queue.submit import queue_firing
+    from teachd.store.schedules import ScheduleStore
+
+    team = team_on(taught[0], postgres_url, tmp_path, cli_env_runner)
+    settings = Settings(home=tmp_path / "daemon", owner="alice", db_url=postgres_url,
+                        key_env=team.env["TEACHD_KEY"])
+    stores = [open_store(settings), open_store(settings)]  # two daemons, a connection each
+    queues = [RunQueue(postgres_url, s.db) for s in stores]
+    try:
+        sid = ScheduleStore(stores[0]).add(Spec(SLUG, "run", every_s=3600))
+        view = ScheduleStore(stores[0]).get(sid)
+        start, got = threading.Barrier(2), [None, None]
+
+        def fire(i: int) -> None:
+            start.wait()
+            got[i] = queue_firing(queues[i], RunStore(stores[i]), view, "2026-12-04T09:00:00+00:00", None)
+
+        threads = [threading.Thread(target=fire, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        queued = [g for g in got if g is not None and "folded" not in g[2]]
+        folded = [g for g in got if g is not None and "folded" in g[2]]
+        assert len(queued) == 1 and len(folded) == 1, got
+        assert folded[0][1] == queued[0][1]  # the schedule keeps the run that waits
+        assert [j["run_id"] for j in queues[0].jobs()] == [queued[0][1]]
+        assert [r["run_id"] for r in RunStore(stores[0]).recent()] == [queued[0][1]]  # the loser's record gone
+    finally:
+        for q in queues:
+            q.close()
+
+
+def _run(api: Any, placed: list[dict[str, Any]] | None = None, amount: str = "5.00") -> str:
+    started = api.post("/api/runs", json={"slug": SLUG, "params": {"amount": amount}})
+    assert started.status_code == 200, started.text
+    if placed is not None:
+        placed.append(started.json().get("place") or {})
+    return str(started.json()["run_id"])
+
+
+def test_runs_wait_through_a_daemon_restart_a_worker_runs_them_and_sigterm_drains_it(
+        taught: tuple[dict[str, str], int], postgres_url: str, tmp_path: Path, cli_env_runner: Any) -> None:
+    from tests.test_server import serve
+
+    env, port = taught
+    team = team_on(env, postgres_url, tmp_path, cli_env_runner)
+    server = serve(team.env, "--slots", "0")
+    try:
+        api = server.api()
+        placed: list[dict[str, Any]] = []
+        first = _run(api, placed)
+        again = api.post("/api/runs", json={"slug": SLUG, "params": {"amount": "5.00"}})
+        assert again.status_code == 409, again.text  # a second click is not a second run
+        second = _run(api, placed, amount="7.00")
+        # the answer says where each stands: no slot can take them yet (the daemon takes none, no worker)
+        assert placed == [{"ahead": 0, "slots": 0, "starts_in_s": None},
+                          {"ahead": 1, "slots": 0, "starts_in_s": None}], placed
+        record = api.get(f"/api/runs/{first}").json()
+        assert record["status"] == "running" and record["queued"], record
+        assert record["place"]["ahead"] == 0, record["place"]
+        assert workers_seen(cli_env_runner, team.env)["queue"] == {"waiting": 2, "running": 0}
+        server.stop()  # the daemon restarts while the runs wait: they stay queued, not ended as orphans
+        server = serve(team.env, "--slots", "0")
+        api = server.api()
+        assert [api.get(f"/api/runs/{r}").json()["queued"] for r in (first, second)] == [True, True]
+        with SampleApp(password=PASSWORD, port=port) as app:
+            one = team.worker("one", "--slots", "1")
+            listed = until_listed(cli_env_runner, team.env, "one")
+            assert listed["slots"] == 1 and listed["can"] == ["secrets@alice"], listed
+            # the worker took the first run (moved to its queue: it holds alice's secret), which asks its
+            # plan question on the daemon's Approvals page; nobody answers yet
+            wait_for(lambda: [p for p in api.get("/api/approvals").json()["pending"] if p["run_id"] == first],
+                     120, "the first run's question")
+            one.send_signal(signal.SIGTERM)  # drain: the run under way finishes, no new one is taken
+            # procrastinate's heartbeat stops as its worker drains; teachd's goes on: a drain that outlasts
+            # the time a silent worker is taken for dead (10 s) is not a death — the run is not interrupted
+            time.sleep(STALLED_S + 2 * SWEEP_EVERY)
+            assert api.get(f"/api/runs/{first}").json()["status"] == "running"
+            with PersonAtTheDaemon(api, [], {}):
+                assert one.wait(180) == 0, one.stderr.read() if one.stderr else ""
+                done = run_until(api, first, lambda r: r["status"] != "running", 60)
+                assert done["status"] == "success", done
+                assert api.get(f"/api/runs/{second}").json()["queued"]  # not taken by the draining worker
+                assert len(app.state.reports) == 1
+                assert "one" not in [w["name"] for w in workers_seen(cli_env_runner, team.env)["workers"]]
+                team.worker("two", "--slots", "1")
+                done = run_until(api, second, lambda r: r["status"] != "running", 180)
+                assert done["status"] == "success", done
+                assert len(app.state.reports) == 2
+        out = one.stderr.read() if one.stderr else ""
+        assert "draining" in out and first in out and second not in out, out
+    finally:
+        team.stop()
+        server.stop()
+
+
+def test_a_worker_killed_mid_run_leaves_it_interrupted_with_its_writes_and_nothing_runs_it_again(
+        taught: tuple[dict[str, str], int], postgres_url: str, tmp_path: Path, cli_env_runner: Any) -> None:
+    from tests.test_server import serve
+
+    env, port = taught
+    team = team_on(env, postgres_url, tmp_path, cli_env_runner)
+    server = serve(team.env, "--slots", "0")
+    try:
+        api = server.api()
+        with SampleApp(password=PASSWORD, port=port) as app, held_at(app, "/reports/new") as (reached, _release), \
+                PersonAtTheDaemon(api, [], {}):
+            run_id = _run(api)
+            doomed = team.worker("doomed", "--slots", "1")
+            assert reached.wait(120), "the worker's replay never reached the report form"
+            doomed.send_signal(signal.SIGKILL)
+            doomed.wait(30)
+            done = run_until(api, run_id, lambda r: r["status"] != "running", 60)
+            assert done["status"] == "interrupted", done
+            assert done["message"].startswith("interrupted at step "), done["message"]
+            assert "doomed" in done["message"] and "stopped answering" in done["message"], done["message"]
+            wrote = done["partial"]["wrote"]
+            assert wrote and all(w["method"] == "POST" for w in wrote), done["partial"]
+            assert [s["status"] for s in done["steps"]][-1] == "interrupted"
+            team.worker("after", "--slots", "1")
+            until_listed(cli_env_runner, team.env, "after")
+            # nothing runs it again: the queue is empty, the app got no report, the run stays as it ended
+            assert workers_seen(cli_env_runner, team.env)["queue"] == {"waiting": 0, "running": 0}
+            assert api.get(f"/api/runs/{run_id}").json()["status"] == "interrupted"
+            assert len(app.state.reports) == 0
+    finally:
+        team.stop()
+        server.stop()
+
+
+def test_a_schedules_run_and_health_check_go_on_the_queue_and_a_worker_records_their_outcomes(
+        taught: tuple[dict[str, str], int], postgres_url: str, tmp_path: Path, cli_env_runner: Any) -> None:
+    """The scheduler only decides when: on the team store its firing is a run
+    on the queue like any other, and the worker that runs it (a replay, or
+    a health check) records the outcome on the schedule."""
+    from tests.test_server import serve
+
+    env, port = taught
+    team = team_on(env, postgres_url, tmp_path, cli_env_runner)
+    server = serve(team.env, "--slots", "0")
+    try:
+        api = server.api()
+        made = {kind: api.post("/api/schedules", json={"slug": SLUG, "every": "1d", "check": kind == "check"})
+                for kind in ("run", "check")}
+        assert all(r.status_code == 200 for r in made.values()), {k: r.text for k, r in made.items()}
+        sids = {kind: int(r.json()["id"]) for kind, r in made.items()}
+        with SampleApp(password=PASSWORD, port=port) as app, PersonAtTheDaemon(api, [], {}):
+            for sid in sids.values():  # the leader makes each schedule's job just after it is added
+                wait_for(lambda s=sid: api.post(f"/api/schedules/{s}/run").status_code == 200, 60, "Run now")
+            queued = wait_for(lambda: all(s.get("last_outcome") == "queued" for s in api.get("/api/schedules").json()
+                                          if s["id"] in sids.values()), 60, "both firings queued")
+            assert queued
+            team.worker("scheduled", "--slots", "1")
+
+            def outcomes() -> dict[int, str] | None:
+                got = {s["id"]: s.get("last_outcome") for s in api.get("/api/schedules").json()}
+                return got if all(got.get(sid) not in (None, "queued") for sid in sids.values()) else None
+
+            got = wait_for(outcomes, 240, "the worker to record both outcomes")
+            assert got[sids["run"]] == "success", got
+            assert got[sids["check"]] in ("healthy", "unknown"), got  # the check acted on nothing
+            assert len(app.state.reports) == 1  # the replay's report; the check made none
+        checks = [r for r in api.get("/api/runs").json() if r.get("origin", "").startswith("health check")]
+        assert checks and checks[0]["status"] != "running", checks
+    finally:
+        team.stop()
+        server.stop()
