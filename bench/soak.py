@@ -40,11 +40,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from teachd.config import Settings  # noqa: E402
 from teachd.demo.sampleapp import SampleApp  # noqa: E402
-from teachd.demo.sampleapp.judge import SLUG, teachd_env  # noqa: E402
+from teachd.demo.sampleapp.judge import teachd_env  # noqa: E402
 from teachd.store import SkillContent, open_store  # noqa: E402
 from teachd.store.runs import RunStore  # noqa: E402
 from teachd.store.users import UserStore  # noqa: E402
-from tests.drift_suite import teach_task  # noqa: E402
+from tests.drift_suite import SLUG, teach_task  # noqa: E402
 from tests.people import PersonAtTheDaemon  # noqa: E402
 from tests.postgres import fresh_database, postgres_cluster  # noqa: E402
 from tests.security.daemon import chromiums_under  # noqa: E402

@@ -13,8 +13,12 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from teachd.config import Settings
 from teachd.demo.sampleapp import SampleApp
@@ -24,7 +28,7 @@ from teachd.queue.sweep import STALLED_S, SWEEP_EVERY
 from teachd.store import open_store
 from teachd.store.runs import RunStore
 from tests.people import PersonAtTheDaemon, run_until, wait_for
-from tests.queue_team import team_on, until_listed, workers_seen
+from tests.queue_team import Team, team_on, until_listed, workers_seen
 from tests.sample_task import PASSWORD, SLUG, held_at
 
 
@@ -94,6 +98,36 @@ def test_two_daemons_firing_one_schedule_at_once_put_one_run_on_the_queue(
             q.close()
 
 
+@dataclass
+class Running:
+    """A team store with a daemon that takes no runs itself (``--slots 0``): workers do."""
+
+    team: Team
+    server: Any
+    port: int  # the sample app's
+
+    def restart(self) -> None:
+        from tests.test_server import serve
+
+        self.server.stop()
+        self.server = serve(self.team.env, "--slots", "0")
+
+
+@pytest.fixture
+def running(taught: tuple[dict[str, str], int], postgres_url: str, tmp_path: Path,
+            cli_env_runner: Any) -> Iterator[Running]:
+    from tests.test_server import serve
+
+    env, port = taught
+    team = team_on(env, postgres_url, tmp_path, cli_env_runner)
+    made = Running(team, serve(team.env, "--slots", "0"), port)
+    try:
+        yield made
+    finally:
+        team.stop()
+        made.server.stop()
+
+
 def _run(api: Any, placed: list[dict[str, Any]] | None = None, amount: str = "5.00") -> str:
     started = api.post("/api/runs", json={"slug": SLUG, "params": {"amount": amount}})
     assert started.status_code == 200, started.text
@@ -103,129 +137,102 @@ def _run(api: Any, placed: list[dict[str, Any]] | None = None, amount: str = "5.
 
 
 def test_runs_wait_through_a_daemon_restart_a_worker_runs_them_and_sigterm_drains_it(
-        taught: tuple[dict[str, str], int], postgres_url: str, tmp_path: Path, cli_env_runner: Any) -> None:
-    from tests.test_server import serve
-
-    env, port = taught
-    team = team_on(env, postgres_url, tmp_path, cli_env_runner)
-    server = serve(team.env, "--slots", "0")
-    try:
-        api = server.api()
-        placed: list[dict[str, Any]] = []
-        first = _run(api, placed)
-        again = api.post("/api/runs", json={"slug": SLUG, "params": {"amount": "5.00"}})
-        assert again.status_code == 409, again.text  # a second click is not a second run
-        second = _run(api, placed, amount="7.00")
-        # the answer says where each stands: no slot can take them yet (the daemon takes none, no worker)
-        assert placed == [{"ahead": 0, "slots": 0, "starts_in_s": None},
-                          {"ahead": 1, "slots": 0, "starts_in_s": None}], placed
-        record = api.get(f"/api/runs/{first}").json()
-        assert record["status"] == "running" and record["queued"], record
-        assert record["place"]["ahead"] == 0, record["place"]
-        assert workers_seen(cli_env_runner, team.env)["queue"] == {"waiting": 2, "running": 0}
-        server.stop()  # the daemon restarts while the runs wait: they stay queued, not ended as orphans
-        server = serve(team.env, "--slots", "0")
-        api = server.api()
-        assert [api.get(f"/api/runs/{r}").json()["queued"] for r in (first, second)] == [True, True]
-        with SampleApp(password=PASSWORD, port=port) as app:
-            one = team.worker("one", "--slots", "1")
-            listed = until_listed(cli_env_runner, team.env, "one")
-            assert listed["slots"] == 1 and listed["can"] == ["secrets@alice"], listed
-            # the worker took the first run (moved to its queue: it holds alice's secret), which asks its
-            # plan question on the daemon's Approvals page; nobody answers yet
-            wait_for(lambda: [p for p in api.get("/api/approvals").json()["pending"] if p["run_id"] == first],
-                     120, "the first run's question")
-            one.send_signal(signal.SIGTERM)  # drain: the run under way finishes, no new one is taken
-            # procrastinate's heartbeat stops as its worker drains; teachd's goes on: a drain that outlasts
-            # the time a silent worker is taken for dead (10 s) is not a death — the run is not interrupted
-            time.sleep(STALLED_S + 2 * SWEEP_EVERY)
-            assert api.get(f"/api/runs/{first}").json()["status"] == "running"
-            with PersonAtTheDaemon(api, [], {}):
-                assert one.wait(180) == 0, one.stderr.read() if one.stderr else ""
-                done = run_until(api, first, lambda r: r["status"] != "running", 60)
-                assert done["status"] == "success", done
-                assert api.get(f"/api/runs/{second}").json()["queued"]  # not taken by the draining worker
-                assert len(app.state.reports) == 1
-                assert "one" not in [w["name"] for w in workers_seen(cli_env_runner, team.env)["workers"]]
-                team.worker("two", "--slots", "1")
-                done = run_until(api, second, lambda r: r["status"] != "running", 180)
-                assert done["status"] == "success", done
-                assert len(app.state.reports) == 2
-        out = one.stderr.read() if one.stderr else ""
-        assert "draining" in out and first in out and second not in out, out
-    finally:
-        team.stop()
-        server.stop()
+        running: Running, cli_env_runner: Any) -> None:
+    team, port = running.team, running.port
+    api = running.server.api()
+    placed: list[dict[str, Any]] = []
+    first = _run(api, placed)
+    again = api.post("/api/runs", json={"slug": SLUG, "params": {"amount": "5.00"}})
+    assert again.status_code == 409, again.text  # a second click is not a second run
+    second = _run(api, placed, amount="7.00")
+    # the answer says where each stands: no slot can take them yet (the daemon takes none, no worker)
+    assert placed == [{"ahead": 0, "slots": 0, "starts_in_s": None},
+                      {"ahead": 1, "slots": 0, "starts_in_s": None}], placed
+    record = api.get(f"/api/runs/{first}").json()
+    assert record["status"] == "running" and record["queued"], record
+    assert record["place"]["ahead"] == 0, record["place"]
+    assert workers_seen(cli_env_runner, team.env)["queue"] == {"waiting": 2, "running": 0}
+    running.restart()  # the daemon restarts while the runs wait: they stay queued, not ended as orphans
+    api = running.server.api()
+    assert [api.get(f"/api/runs/{r}").json()["queued"] for r in (first, second)] == [True, True]
+    with SampleApp(password=PASSWORD, port=port) as app:
+        one = team.worker("one", "--slots", "1")
+        listed = until_listed(cli_env_runner, team.env, "one")
+        assert listed["slots"] == 1 and listed["can"] == ["secrets@alice"], listed
+        # the worker took the first run (moved to its queue: it holds alice's secret), which asks its
+        # plan question on the daemon's Approvals page; nobody answers yet
+        wait_for(lambda: [p for p in api.get("/api/approvals").json()["pending"] if p["run_id"] == first],
+                 120, "the first run's question")
+        one.send_signal(signal.SIGTERM)  # drain: the run under way finishes, no new one is taken
+        # procrastinate's heartbeat stops as its worker drains; teachd's goes on: a drain that outlasts
+        # the time a silent worker is taken for dead (10 s) is not a death — the run is not interrupted
+        time.sleep(STALLED_S + 2 * SWEEP_EVERY)
+        assert api.get(f"/api/runs/{first}").json()["status"] == "running"
+        with PersonAtTheDaemon(api, [], {}):
+            assert one.wait(180) == 0, one.stderr.read() if one.stderr else ""
+            done = run_until(api, first, lambda r: r["status"] != "running", 60)
+            assert done["status"] == "success", done
+            assert api.get(f"/api/runs/{second}").json()["queued"]  # not taken by the draining worker
+            assert len(app.state.reports) == 1
+            assert "one" not in [w["name"] for w in workers_seen(cli_env_runner, team.env)["workers"]]
+            team.worker("two", "--slots", "1")
+            done = run_until(api, second, lambda r: r["status"] != "running", 180)
+            assert done["status"] == "success", done
+            assert len(app.state.reports) == 2
+    out = one.stderr.read() if one.stderr else ""
+    assert "draining" in out and first in out and second not in out, out
 
 
 def test_a_worker_killed_mid_run_leaves_it_interrupted_with_its_writes_and_nothing_runs_it_again(
-        taught: tuple[dict[str, str], int], postgres_url: str, tmp_path: Path, cli_env_runner: Any) -> None:
-    from tests.test_server import serve
-
-    env, port = taught
-    team = team_on(env, postgres_url, tmp_path, cli_env_runner)
-    server = serve(team.env, "--slots", "0")
-    try:
-        api = server.api()
-        with SampleApp(password=PASSWORD, port=port) as app, held_at(app, "/reports/new") as (reached, _release), \
-                PersonAtTheDaemon(api, [], {}):
-            run_id = _run(api)
-            doomed = team.worker("doomed", "--slots", "1")
-            assert reached.wait(120), "the worker's replay never reached the report form"
-            doomed.send_signal(signal.SIGKILL)
-            doomed.wait(30)
-            done = run_until(api, run_id, lambda r: r["status"] != "running", 60)
-            assert done["status"] == "interrupted", done
-            assert done["message"].startswith("interrupted at step "), done["message"]
-            assert "doomed" in done["message"] and "stopped answering" in done["message"], done["message"]
-            wrote = done["partial"]["wrote"]
-            assert wrote and all(w["method"] == "POST" for w in wrote), done["partial"]
-            assert [s["status"] for s in done["steps"]][-1] == "interrupted"
-            team.worker("after", "--slots", "1")
-            until_listed(cli_env_runner, team.env, "after")
-            # nothing runs it again: the queue is empty, the app got no report, the run stays as it ended
-            assert workers_seen(cli_env_runner, team.env)["queue"] == {"waiting": 0, "running": 0}
-            assert api.get(f"/api/runs/{run_id}").json()["status"] == "interrupted"
-            assert len(app.state.reports) == 0
-    finally:
-        team.stop()
-        server.stop()
+        running: Running, cli_env_runner: Any) -> None:
+    team, port, api = running.team, running.port, running.server.api()
+    with SampleApp(password=PASSWORD, port=port) as app, held_at(app, "/reports/new") as (reached, _release), \
+            PersonAtTheDaemon(api, [], {}):
+        run_id = _run(api)
+        doomed = team.worker("doomed", "--slots", "1")
+        assert reached.wait(120), "the worker's replay never reached the report form"
+        doomed.send_signal(signal.SIGKILL)
+        doomed.wait(30)
+        done = run_until(api, run_id, lambda r: r["status"] != "running", 60)
+        assert done["status"] == "interrupted", done
+        assert done["message"].startswith("interrupted at step "), done["message"]
+        assert "doomed" in done["message"] and "stopped answering" in done["message"], done["message"]
+        wrote = done["partial"]["wrote"]
+        assert wrote and all(w["method"] == "POST" for w in wrote), done["partial"]
+        assert [s["status"] for s in done["steps"]][-1] == "interrupted"
+        team.worker("after", "--slots", "1")
+        until_listed(cli_env_runner, team.env, "after")
+        # nothing runs it again: the queue is empty, the app got no report, the run stays as it ended
+        assert workers_seen(cli_env_runner, team.env)["queue"] == {"waiting": 0, "running": 0}
+        assert api.get(f"/api/runs/{run_id}").json()["status"] == "interrupted"
+        assert len(app.state.reports) == 0
 
 
 def test_a_schedules_run_and_health_check_go_on_the_queue_and_a_worker_records_their_outcomes(
-        taught: tuple[dict[str, str], int], postgres_url: str, tmp_path: Path, cli_env_runner: Any) -> None:
+        running: Running) -> None:
     """The scheduler only decides when: on the team store its firing is a run
     on the queue like any other, and the worker that runs it (a replay, or
     a health check) records the outcome on the schedule."""
-    from tests.test_server import serve
+    team, port, api = running.team, running.port, running.server.api()
+    made = {kind: api.post("/api/schedules", json={"slug": SLUG, "every": "1d", "check": kind == "check"})
+            for kind in ("run", "check")}
+    assert all(r.status_code == 200 for r in made.values()), {k: r.text for k, r in made.items()}
+    sids = {kind: int(r.json()["id"]) for kind, r in made.items()}
+    with SampleApp(password=PASSWORD, port=port) as app, PersonAtTheDaemon(api, [], {}):
+        for sid in sids.values():  # the leader makes each schedule's job just after it is added
+            wait_for(lambda s=sid: api.post(f"/api/schedules/{s}/run").status_code == 200, 60, "Run now")
+        queued = wait_for(lambda: all(s.get("last_outcome") == "queued" for s in api.get("/api/schedules").json()
+                                      if s["id"] in sids.values()), 60, "both firings queued")
+        assert queued
+        team.worker("scheduled", "--slots", "1")
 
-    env, port = taught
-    team = team_on(env, postgres_url, tmp_path, cli_env_runner)
-    server = serve(team.env, "--slots", "0")
-    try:
-        api = server.api()
-        made = {kind: api.post("/api/schedules", json={"slug": SLUG, "every": "1d", "check": kind == "check"})
-                for kind in ("run", "check")}
-        assert all(r.status_code == 200 for r in made.values()), {k: r.text for k, r in made.items()}
-        sids = {kind: int(r.json()["id"]) for kind, r in made.items()}
-        with SampleApp(password=PASSWORD, port=port) as app, PersonAtTheDaemon(api, [], {}):
-            for sid in sids.values():  # the leader makes each schedule's job just after it is added
-                wait_for(lambda s=sid: api.post(f"/api/schedules/{s}/run").status_code == 200, 60, "Run now")
-            queued = wait_for(lambda: all(s.get("last_outcome") == "queued" for s in api.get("/api/schedules").json()
-                                          if s["id"] in sids.values()), 60, "both firings queued")
-            assert queued
-            team.worker("scheduled", "--slots", "1")
+        def outcomes() -> dict[int, str] | None:
+            got = {s["id"]: s.get("last_outcome") for s in api.get("/api/schedules").json()}
+            return got if all(got.get(sid) not in (None, "queued") for sid in sids.values()) else None
 
-            def outcomes() -> dict[int, str] | None:
-                got = {s["id"]: s.get("last_outcome") for s in api.get("/api/schedules").json()}
-                return got if all(got.get(sid) not in (None, "queued") for sid in sids.values()) else None
-
-            got = wait_for(outcomes, 240, "the worker to record both outcomes")
-            assert got[sids["run"]] == "success", got
-            assert got[sids["check"]] in ("healthy", "unknown"), got  # the check acted on nothing
-            assert len(app.state.reports) == 1  # the replay's report; the check made none
-        checks = [r for r in api.get("/api/runs").json() if r.get("origin", "").startswith("health check")]
-        assert checks and checks[0]["status"] != "running", checks
-    finally:
-        team.stop()
-        server.stop()
+        got = wait_for(outcomes, 240, "the worker to record both outcomes")
+        assert got[sids["run"]] == "success", got
+        assert got[sids["check"]] in ("healthy", "unknown"), got  # the check acted on nothing
+        assert len(app.state.reports) == 1  # the replay's report; the check made none
+    checks = [r for r in api.get("/api/runs").json() if r.get("origin", "").startswith("health check")]
+    assert checks and checks[0]["status"] != "running", checks

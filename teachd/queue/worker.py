@@ -153,7 +153,8 @@ class QueueWorker:
                  f"{len(self.running)} under way finish first")
         loop, task = self._loop, self._task
         if loop is not None and task is not None:
-            loop.call_soon_threadsafe(task.cancel)  # procrastinate stops fetching, waits for the runs
+            with contextlib.suppress(RuntimeError):  # its loop ended already (the store was away)
+                loop.call_soon_threadsafe(task.cancel)  # procrastinate stops fetching, waits for the runs
 
     def _take(self, job: RunJob, job_id: int) -> None:
         self.running[job_id] = job.run_id
