@@ -247,12 +247,12 @@ class SlowDialog:
             if between is not None:
                 between()
             time.sleep(0.01)
-        self.looked_while_reading |= self.at_calls > 0
         self.reading.clear()
         return title or "", {}
 
     def at(self, x: int, y: int, pid: int | None = None, title: str | None = None) -> Any:
         self.at_calls += 1
+        self.looked_while_reading |= self.reading.is_set()  # the read is still under way: it gave way
         return self.save if self.open else self.editor
 
     def focused(self, pid: int | None = None, title: str | None = None) -> Any:

@@ -267,7 +267,7 @@ def test_a_replay_whose_process_was_killed_is_ended_as_a_daemon_starting_ends_it
         at: At) -> None:
     """``teachd run`` SIGKILLed while the app holds step 6: its run says
     *running* for ever (its page says so too) until a daemon starting on the
-    store ends it (``end_orphans``): aborted where it stopped."""
+    store ends it (``end_orphans``): interrupted where it stopped."""
     mark = uuid.uuid4().hex
     before = _run_ids(at.api)
     try:
@@ -286,8 +286,8 @@ def test_a_replay_whose_process_was_killed_is_ended_as_a_daemon_starting_ends_it
         assert left["status"] == "running" and left["steps"][-1]["status"] == "running", left  # nobody to say otherwise
         assert end_orphans(open_store(Settings(home=at.server.home, owner="alice"))) == [run_id]
         record = _has_its_page(at, run_id)
-        assert record["status"] == "aborted" and GONE in record["message"], record["message"]
-        assert [(s["n"], s["status"]) for s in record["steps"]][-1] == (len(left["steps"]), "aborted")
+        assert record["status"] == "interrupted" and GONE in record["message"], record["message"]
+        assert [(s["n"], s["status"]) for s in record["steps"]][-1] == (len(left["steps"]), "interrupted")
     finally:
         for pid in _marked(mark):  # a browser the killed replay's driver did not close
             try:
