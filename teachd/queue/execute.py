@@ -62,27 +62,21 @@ class Executor:
             log.warning("job %s, run %s: %s", job_id, job.run_id, message)
             with suppress(Exception):  # the store away: the daemon's sweep ends it later
                 if runs.one(job.run_id)["status"] == "running":
-                    self._end(runs, job, "failure", message)
+                    runs.end(job.run_id, "failure", message)
                 ended = runs.one(job.run_id)
                 end_on_schedule(person, job.run_id, ended["status"], ended["message"] or message)
-
-    def _end(self, runs: RunStore, job: RunJob, status: str, message: str) -> None:
-        base = {"checked": job.slug, "origin": job.origin} if job.kind == "check" else \
-            {"slug": job.slug, "origin": job.origin, "used": [job.slug], "params": job.params,
-             "start_url": job.start_url}
-        runs.finish(job.run_id, status, {**base, "message": message})
 
     def _run(self, job: RunJob, job_id: int, person: SkillStore, runs: RunStore) -> None:
         if not UserStore(self.store.db).known(job.owner):
             message = f"not run: {job.owner} is no longer a person of this store"
-            self._end(runs, job, "aborted", message)
+            runs.end(job.run_id, "aborted", message)
             end_on_schedule(person, job.run_id, "aborted", message)
             return
         if not runs.take(job.run_id):
             run = runs.one(job.run_id)
             if run["status"] == "running" and run.get("cancelled_by"):  # cancelled while it waited
                 message = f"cancelled by {run['cancelled_by']} while it waited in the run queue"
-                self._end(runs, job, "aborted", message)
+                runs.end(job.run_id, "aborted", message)
                 end_on_schedule(person, job.run_id, "aborted", message)
             log.info("job %s: run %s was not waiting any more", job_id, job.run_id)
             return

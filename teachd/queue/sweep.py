@@ -122,15 +122,11 @@ def _lost(store: SkillStore) -> list[str]:
     ended = []
     for row in rows:
         try:
-            person = _person(store, str(row["owner"]))
-            runs = RunStore(person)
-            run = runs.one(str(row["id"]))
+            person, run_id = _person(store, str(row["owner"])), str(row["id"])
             message = "its job left the run queue without running it (its worker could not read it)"
-            runs.finish(run["run_id"], "failure", {"slug": run.get("slug"), "origin": run.get("origin"),
-                                                   "used": run.get("used"), "params": run.get("params"),
-                                                   "start_url": run.get("start_url"), "message": message})
-            end_on_schedule(person, run["run_id"], "failure", message)
-            ended.append(run["run_id"])
+            RunStore(person).end(run_id, "failure", message)
+            end_on_schedule(person, run_id, "failure", message)
+            ended.append(run_id)
         except Exception as exc:  # the next sweep tries again
             log.info("the run queue's sweep left run %s (%s)", row["id"], first_line(exc))
     return ended

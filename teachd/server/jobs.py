@@ -127,10 +127,8 @@ class Runs:
         if self.queue is not None and self.runs.runner_of(run_id) == QUEUED:
             job = next((j["job"] for j in self.queue.jobs() if j["run_id"] == run_id), None)
             if job is not None and self.queue.cancel(job):
-                run, message = self.runs.one(run_id), f"cancelled by {by} while it waited in the run queue"
-                self.runs.finish(run_id, "aborted", {
-                    "slug": run.get("slug"), "origin": run.get("origin"), "used": run.get("used"),
-                    "params": run.get("params"), "start_url": run.get("start_url"), "message": message})
+                message = f"cancelled by {by} while it waited in the run queue"
+                self.runs.end(run_id, "aborted", message)
                 end_on_schedule(self.runs.skills, run_id, "aborted", message)
         withdrawn = self.approvals.withdraw(run_id) + self.desk.withdraw(run_id)
         return {"run_id": run_id, "cancelled": True, "withdrawn": withdrawn}

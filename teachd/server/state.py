@@ -9,6 +9,7 @@ import os
 import socket
 import statistics
 import threading
+import time
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -36,6 +37,7 @@ from teachd.store.workers import WorkerStore
 from teachd.teach.process import CONTROL_FILE
 
 log = logging.getLogger("teachd.server")
+TYPICAL_FOR = 30.0  # seconds a person's typical run time is kept (Daemon._typical_run_s)
 
 if TYPE_CHECKING:
     from teachd.mcp.server import TeachdMCP
@@ -62,6 +64,7 @@ class Daemon:
     sweeper: Sweeper | None = None
     worker: QueueWorker | None = None  # this daemon's own slots on the run queue
     worker_thread: threading.Thread | None = None
+    typical: dict[str, tuple[float, float | None]] = field(default_factory=dict)  # person → (when, run s)
 
     @classmethod
     def open(cls, settings: Settings, sessions: Sessions, login_code: str) -> Daemon:
@@ -151,14 +154,23 @@ class Daemon:
         place = self.queue.position(run["run_id"])
         if place is None:
             return None
-        live = [w for w in WorkerStore(self.store.db).all() if w["state"] != "gone silent"]
-        slots = sum(w["slots"] for w in live if place["queue"] in queues_for(w["can"]))
-        running = sum(len(w["running"]) for w in live if place["queue"] in queues_for(w["can"]))
-        took = [sum(int(s.get("ms") or 0) for s in r["steps"]) / 1000 for r in self.runs.recent(20)
-                if r["status"] != "running" and r.get("slug") and r["steps"]]
-        typical = statistics.median(took) if took else None
+        takers = [w for w in WorkerStore(self.store.db).all()
+                  if w["state"] != "gone silent" and place["queue"] in queues_for(w["can"])]
+        slots, running = sum(w["slots"] for w in takers), sum(len(w["running"]) for w in takers)
         return {"ahead": place["ahead"], "slots": slots,
-                "starts_in_s": starts_in(place["ahead"], slots, running, typical)}
+                "starts_in_s": starts_in(place["ahead"], slots, running, self._typical_run_s())}
+
+    def _typical_run_s(self) -> float | None:
+        """How long this person's recent replays took (their steps' own time),
+        read again at most every ``TYPICAL_FOR`` seconds: a waiting run's page
+        asks at each of its updates."""
+        at, typical = self.typical.get(self.user, (-TYPICAL_FOR, None))
+        if time.monotonic() - at >= TYPICAL_FOR:
+            took = [sum(int(s.get("ms") or 0) for s in r["steps"]) / 1000 for r in self.runs.recent(20)
+                    if r["status"] != "running" and r.get("slug") and r["steps"]]
+            typical = statistics.median(took) if took else None
+            self.typical[self.user] = (time.monotonic(), typical)
+        return typical
 
     @cached_property
     def egress(self) -> Egress:

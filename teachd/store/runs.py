@@ -80,6 +80,14 @@ class RunStore:
             raise NotFound(f"no run {run_id!r}")
         return self._opened(rows[0])
 
+    def end(self, run_id: str, status: str, message: str) -> None:
+        """End a running run with ``message``, its record otherwise as it
+        stands (a queued run's: what it was asked to do, without the job's
+        own fields)."""
+        detail = self.detail_of(run_id)
+        detail.pop("job", None)
+        self.finish(run_id, status, {**detail, "message": message})
+
     def runner_of(self, run_id: str) -> str:
         rows = self.db.query("SELECT runner FROM runs WHERE id = ? AND owner = ?", (run_id, self.owner))
         return str(rows[0]["runner"] or "") if rows else ""
