@@ -112,8 +112,7 @@ class RunQueue:
                              " AND status = 'todo'", (queueing_lock,))
         if not rows:
             return None
-        args = rows[0]["args"] if isinstance(rows[0]["args"], dict) else json.loads(rows[0]["args"])
-        return str(args.get("run_id") or "") or None
+        return str(job_args(rows[0]["args"]).get("run_id") or "") or None
 
     def cancel(self, job_id: int) -> bool:
         """A job still waiting is taken off the queue (True); one running is not (False)."""
@@ -127,7 +126,7 @@ class RunQueue:
                              " ORDER BY priority DESC, id ASC", (TASK,))
         out = []
         for r in rows:
-            args = r["args"] if isinstance(r["args"], dict) else json.loads(r["args"])
+            args = job_args(r["args"])
             out.append({"job": int(r["id"]), "status": str(r["status"]), "queue": str(r["queue_name"]),
                         "priority": int(r["priority"]), "lock": r["lock"], "run_id": args.get("run_id"),
                         "owner": args.get("owner"), "slug": args.get("slug")})
@@ -139,16 +138,34 @@ class RunQueue:
         return {"waiting": sum(j["status"] == "todo" for j in jobs),
                 "running": sum(j["status"] == "doing" for j in jobs)}
 
-    def position(self, run_id: str) -> dict[str, Any] | None:
-        """Where a waiting run stands: how many jobs the queue takes before
-        it (in its queue), and how many of them are this person's own."""
-        waiting = [j for j in self.jobs() if j["status"] == "todo"]
-        mine = next((j for j in waiting if j["run_id"] == run_id), None)
-        if mine is None:
+    def job_of(self, run_id: str) -> dict[str, Any] | None:
+        """The job of a run, while it waits or runs."""
+        rows = self.db.query("SELECT id, status, queue_name, priority FROM procrastinate_jobs"
+                             " WHERE task_name = ? AND status IN ('todo', 'doing') AND args->>'run_id' = ?",
+                             (TASK, run_id))
+        if not rows:
             return None
-        ahead = [j for j in waiting[:waiting.index(mine)] if j["queue"] == mine["queue"]]
-        return {"job": mine["job"], "ahead": len(ahead), "queue": mine["queue"],
+        r = rows[0]
+        return {"job": int(r["id"]), "status": str(r["status"]), "queue": str(r["queue_name"]),
+                "priority": int(r["priority"])}
+
+    def position(self, run_id: str) -> dict[str, Any] | None:
+        """Where a waiting run stands: how many jobs of its queue the queue
+        takes before it (one count: its page asks at each update)."""
+        mine = self.job_of(run_id)
+        if mine is None or mine["status"] != "todo":
+            return None
+        rows = self.db.query("SELECT count(*) AS n FROM procrastinate_jobs"
+                             " WHERE task_name = ? AND status = 'todo' AND queue_name = ?"
+                             " AND (priority > ? OR (priority = ? AND id < ?))",
+                             (TASK, mine["queue"], mine["priority"], mine["priority"], mine["job"]))
+        return {"job": mine["job"], "ahead": int(rows[0]["n"]), "queue": mine["queue"],
                 "per_person": PER_PERSON}
+
+
+def job_args(value: Any) -> dict[str, Any]:
+    """A job's arguments as procrastinate's table holds them (JSONB: a dict, or its text)."""
+    return dict(value) if isinstance(value, dict) else dict(json.loads(value))
 
 
 def _like(text: str) -> str:

@@ -10,15 +10,16 @@ from typing import Any
 
 from teachd.queue.app import RunQueue
 from teachd.queue.jobs import RunJob, needs_of
+from teachd.store.db import Database
 from teachd.store.runs import RunStore
 from teachd.store.workers import WorkerStore
 
 WAITING = "waiting in the run queue"
 
 
-def live_capabilities(runs: RunStore) -> set[str]:
+def live_capabilities(db: Database) -> set[str]:
     """What the workers that beat lately can do, together."""
-    return {c for w in WorkerStore(runs.db).all() if w["state"] != "gone silent" for c in w["can"]}
+    return {c for w in WorkerStore(db).live() for c in w["can"]}
 
 
 def queue_run(queue: RunQueue, runs: RunStore, slug: str, params: dict[str, str], *, origin: str,
@@ -31,7 +32,7 @@ def queue_run(queue: RunQueue, runs: RunStore, slug: str, params: dict[str, str]
     a replay of it: nothing to run again, nothing acted on to judge)."""
     skill = runs.skills.load(slug)
     run_id = runs.new_run_id()
-    needs = () if kind == "check" else needs_of(skill.current.files, runs.owner, live_capabilities(runs))
+    needs = () if kind == "check" else needs_of(skill.current.files, runs.owner, live_capabilities(runs.db))
     job = RunJob(run_id, runs.owner, slug, dict(params), start_url, origin, timeout, followed, profile,
                  schedule, fired_at, needs, kind)
     base: dict[str, Any] = {"checked": slug, "origin": origin} if kind == "check" else \

@@ -28,9 +28,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from recorder.errors import first_line
-from teachd.queue.app import TASK
+from teachd.queue.app import TASK, job_args
 from teachd.queue.execute import end_on_schedule
 from teachd.queue.jobs import DESK, SECRETS, queue_for, secrets_of
+from teachd.queue.submit import live_capabilities
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.runs import QUEUED, RunStore
 from teachd.store.skills import SkillStore
@@ -58,13 +59,13 @@ def sweep(store: SkillStore, stalled_s: float) -> list[str]:
     workers = {w["runner"]: w for w in WorkerStore(store.db).all()}
     ended = []
     for row in rows:
-        args = row["args"] if isinstance(row["args"], dict) else json.loads(row["args"])
+        args = job_args(row["args"])
         try:
-            runs = RunStore(_person(store, str(args.get("owner"))))
-            worker = workers.get(runs.runner_of(str(args.get("run_id"))))
+            runner = RunStore(_person(store, str(args.get("owner")))).runner_of(str(args.get("run_id")))
+            worker = workers.get(runner)
             if worker is not None and worker["silent_s"] < stalled_s:
                 continue  # its worker still beats: draining, not dead
-            if (run_id := _interrupt(store, args, worker)) is not None:
+            if (run_id := _interrupt(store, args, runner, worker)) is not None:
                 ended.append(run_id)
             store.db.query("SELECT procrastinate_finish_job_v1(?, 'failed', true)", (int(row["id"]),))
         except Exception as exc:  # another daemon swept it first, or the run is gone: the next row
@@ -76,13 +77,13 @@ def sweep(store: SkillStore, stalled_s: float) -> list[str]:
 
 def reroute(store: SkillStore) -> int:
     """Move the waiting runs that type a secret to where it can be given now; how many moved."""
-    can = {c for w in WorkerStore(store.db).all() if w["state"] != "gone silent" for c in w["can"]}
+    can = live_capabilities(store.db)
     rows = store.db.query("SELECT id, args FROM procrastinate_jobs WHERE task_name = ? AND status = 'todo'"
                           " AND (queue_name LIKE ? OR queue_name LIKE ?)",
                           (TASK, f"%{DESK}%", f"%{SECRETS}@%"))
     moved = 0
     for row in rows:
-        args = row["args"] if isinstance(row["args"], dict) else json.loads(row["args"])
+        args = job_args(row["args"])
         needs = [str(n) for n in args.get("needs") or []]
         mine = secrets_of(str(args.get("owner")))
         kept = [n for n in needs if n != DESK and not n.startswith(f"{SECRETS}@")]
@@ -95,11 +96,11 @@ def reroute(store: SkillStore) -> int:
     return moved
 
 
-def _interrupt(store: SkillStore, args: dict[str, Any], worker: dict[str, Any] | None) -> str | None:
+def _interrupt(store: SkillStore, args: dict[str, Any], runner: str,
+               worker: dict[str, Any] | None) -> str | None:
     run_id, owner = str(args.get("run_id")), str(args.get("owner"))
     person = _person(store, owner)
     runs = RunStore(person)
-    runner = runs.runner_of(run_id)
     name = worker["name"] if worker is not None else (runner.split(":", 1)[0] or "its worker")
     why = f"its worker ({name}) stopped answering: killed, or its machine lost"
     runs.cancel(run_id, "the run queue")  # a worker alive after all stops at its next step

@@ -125,8 +125,8 @@ class Runs:
             self.runs.one(run_id)  # 404 for no such run
             raise Conflict("this run has ended already")
         if self.queue is not None and self.runs.runner_of(run_id) == QUEUED:
-            job = next((j["job"] for j in self.queue.jobs() if j["run_id"] == run_id), None)
-            if job is not None and self.queue.cancel(job):
+            job = self.queue.job_of(run_id)
+            if job is not None and self.queue.cancel(job["job"]):
                 message = f"cancelled by {by} while it waited in the run queue"
                 self.runs.end(run_id, "aborted", message)
                 end_on_schedule(self.runs.skills, run_id, "aborted", message)

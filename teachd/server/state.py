@@ -154,8 +154,7 @@ class Daemon:
         place = self.queue.position(run["run_id"])
         if place is None:
             return None
-        takers = [w for w in WorkerStore(self.store.db).all()
-                  if w["state"] != "gone silent" and place["queue"] in queues_for(w["can"])]
+        takers = [w for w in WorkerStore(self.store.db).live() if place["queue"] in queues_for(w["can"])]
         slots, running = sum(w["slots"] for w in takers), sum(len(w["running"]) for w in takers)
         return {"ahead": place["ahead"], "slots": slots,
                 "starts_in_s": starts_in(place["ahead"], slots, running, self._typical_run_s())}

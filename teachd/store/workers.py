@@ -57,6 +57,10 @@ class WorkerStore:
                         "running": json.loads(r["running"])})
         return out
 
+    def live(self) -> list[dict[str, Any]]:
+        """The workers that beat lately (``all`` without the ones gone silent)."""
+        return [w for w in self.all() if w["state"] != "gone silent"]
+
     def by_runner(self) -> dict[str, str]:
         """runner id → worker name: which worker a running run is on."""
         return {str(r["runner"]): str(r["name"]) for r in self.db.query("SELECT name, runner FROM workers")}
