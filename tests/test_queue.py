@@ -10,6 +10,8 @@ person's first run before someone's many."""
 
 from __future__ import annotations
 
+import json
+import re
 import signal
 import threading
 import time
@@ -136,6 +138,52 @@ def _run(api: Any, placed: list[dict[str, Any]] | None = None, amount: str = "5.
     return str(started.json()["run_id"])
 
 
+def test_the_retention_sweep_is_one_job_however_often_it_fires_and_a_worker_purges_the_teams_old_pictures(
+        taught: tuple[dict[str, str], int], postgres_url: str, tmp_path: Path, cli_env_runner: Any) -> None:
+    """On the team store a daemon's daily retention purges its own
+    recordings and puts the sweep of the team's step pictures on the queue:
+    two daemons' firings are one job, taken by a worker, which purges the old
+    pictures (a recent run keeps its own)."""
+    from datetime import UTC, datetime, timedelta
+
+    from teachd.queue.app import RETENTION
+    from teachd.runner.on_page import run_on_the_page
+    from teachd.runner.secret_desk import SecretDesk
+    from teachd.schedule.service import ScheduleService
+    from teachd.store.approvals import ApprovalQueue
+
+    team = team_on(taught[0], postgres_url, tmp_path, cli_env_runner)
+    settings = Settings(home=tmp_path / "daemon", owner="alice", db_url=postgres_url,
+                        key_env=team.env["TEACHD_KEY"])
+    stores = [open_store(settings), open_store(settings)]  # two daemons
+    queues = [RunQueue(postgres_url, s.db) for s in stores]
+    services = [ScheduleService(s, settings, ApprovalQueue(s), SecretDesk(), run_on_the_page) for s in stores]
+    try:
+        ran = {}
+        for age in (30, 1):  # days ago
+            runs = RunStore(stores[0], clock=lambda a=age: datetime.now(UTC) - timedelta(days=a))
+            ran[age] = runs.new_run_id()
+            runs.start(ran[age], {})
+            runs.put_picture(ran[age], 1, "after", b"\xff\xd8\xff\xe0 a step's picture")
+            runs.finish(ran[age], "success", {"message": "done"})
+        for service, queue in zip(services, queues, strict=True):
+            service.queue_retention = queue.retention
+            assert service.purge() == []  # no recordings here; the pictures' sweep goes on the queue
+        waiting = stores[0].db.query("SELECT status FROM procrastinate_jobs WHERE task_name = ?", (RETENTION,))
+        assert [r["status"] for r in waiting] == ["todo"]  # two firings, one job
+        runs = RunStore(stores[0])
+        assert runs.pictures_of(ran[30]) == {(1, "after")}  # not purged by the daemon itself
+        team.worker("sweeper", "--slots", "1")
+        wait_for(lambda: not stores[0].db.query("SELECT 1 FROM procrastinate_jobs WHERE task_name = ?",
+                                                (RETENTION,)), 60, "the worker to take the sweep")
+        assert runs.pictures_of(ran[30]) == set() and runs.pictures_of(ran[1]) == {(1, "after")}
+        assert runs.one(ran[30])["message"] == "done"  # the run's record stays
+    finally:
+        team.stop()
+        for q in queues:
+            q.close()
+
+
 def test_runs_wait_through_a_daemon_restart_a_worker_runs_them_and_sigterm_drains_it(
         running: Running, cli_env_runner: Any) -> None:
     team, port = running.team, running.port
@@ -206,6 +254,39 @@ def test_a_worker_killed_mid_run_leaves_it_interrupted_with_its_writes_and_nothi
         assert workers_seen(cli_env_runner, team.env)["queue"] == {"waiting": 0, "running": 0}
         assert api.get(f"/api/runs/{run_id}").json()["status"] == "interrupted"
         assert len(app.state.reports) == 0
+
+
+def test_a_run_of_a_skill_marked_safe_to_repeat_is_run_again_once_by_itself_after_its_worker_died(
+        running: Running, cli_env_runner: Any) -> None:
+    """Its owner's mark (``teachd skills repeatable``) is the one thing that
+    lets the sweep queue an interrupted run again: a new run, that names the
+    one it repeats, with the same parameters, and the interrupted run's
+    message says so. Without the mark, the test above: nothing runs again."""
+    team, port, api = running.team, running.port, running.server.api()
+    marked = cli_env_runner(team.env, "skills", "repeatable", SLUG, "--json")
+    assert marked.returncode == 0 and json.loads(marked.stdout) == {"slug": SLUG, "repeatable": True}, marked
+    assert api.get(f"/api/skills/{SLUG}").json()["repeatable"] is True
+    with SampleApp(password=PASSWORD, port=port) as app, PersonAtTheDaemon(api, [], {}):
+        with held_at(app, "/reports/new") as (reached, _release):
+            run_id = _run(api, amount="9.00")
+            doomed = team.worker("doomed", "--slots", "1")
+            assert reached.wait(120), "the worker's replay never reached the report form"
+            doomed.send_signal(signal.SIGKILL)
+            doomed.wait(30)
+            done = run_until(api, run_id, lambda r: r["status"] != "running", 60)
+        assert done["status"] == "interrupted" and done["partial"]["wrote"], done
+        found = re.search(r"run again by itself as (run-[\w-]+) \(its skill is marked safe to repeat\)",
+                          done["message"])
+        assert found, done["message"]
+        again = found.group(1)
+        waiting = api.get(f"/api/runs/{again}").json()
+        assert waiting["queued"] and waiting["retry_of"] == run_id and waiting["params"] == {"amount": "9.00"}
+        team.worker("after", "--slots", "1")
+        redone = run_until(api, again, lambda r: r["status"] != "running", 180)
+        assert redone["status"] == "success", redone
+        assert [r["amount"] for r in app.state.reports] == ["9.00"]  # the interrupted run filed none
+    # once, and only this one: no other run of the skill was started by itself
+    assert sorted(r["run_id"] for r in api.get("/api/runs").json()) == sorted([run_id, again])
 
 
 def test_a_schedules_run_and_health_check_go_on_the_queue_and_a_worker_records_their_outcomes(

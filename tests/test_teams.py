@@ -8,6 +8,7 @@ import asyncio
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -538,6 +539,30 @@ def test_the_manifest_reads_what_the_full_view_reads_and_is_never_stale(team) ->
     assert manifest(bob, None) == full(bob) and manifest(bob, None)[1]["name"] == "Alice's"
     GrantStore(alice).unshare("expenses", "bob")
     assert manifest(bob, None) == full(bob) and [m["slug"] for m in full(bob)] == ["bobs-own"]
+
+
+def test_the_skills_list_reads_what_each_skills_summary_says_owned_shared_disabled_and_trusted(team) -> None:
+    """GET /api/skills opens only names and descriptions (``summaries``): it
+    says what ``Skill.summary`` of the full read says, for each skill and
+    in its order, through an update, a disable, a share and a delete."""
+    alice, bob = team["alice"], team["bob"]
+
+    def same(store: SkillStore) -> list[dict[str, Any]]:
+        listed = store.summaries(shared=True)
+        assert listed == [s.summary() for s in store.all(shared=True)]
+        return listed
+
+    skill(alice, "expenses")
+    skill(bob, "bobs-own")
+    assert [s["slug"] for s in same(bob)] == ["bobs-own"]
+    GrantStore(alice).share("expenses", "bob")
+    assert [(s["slug"], s["access"]) for s in same(bob)] == [("bobs-own", "own"), ("expenses", "use")]
+    alice.update("expenses", SkillContent(name="Expenses", description="Second.", instructions="# E\n"))
+    alice.set_enabled("expenses", False)
+    assert [(s["name"], s["version"], s["enabled"]) for s in same(alice)] == [("Expenses", 2, False)]
+    assert same(bob)[1]["name"] == "Expenses"
+    alice.delete("expenses")
+    assert [s["slug"] for s in same(bob)] == ["bobs-own"] and same(alice) == []
 
 
 def test_a_manifest_far_behind_or_after_a_group_change_reads_the_whole_list(store: SkillStore) -> None:

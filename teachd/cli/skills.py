@@ -349,6 +349,21 @@ _toggle("disable", False, "Hide a skill from the manifest and refuse to load it;
 
 @skills.command()
 @slug_arg
+@click.option("--off", is_flag=True, help="Take the mark away: an interrupted run waits for a person.")
+@json_option
+@pass_app
+def repeatable(app: App, slug: str, off: bool, as_json: bool) -> None:
+    """Mark a skill of yours safe to repeat: on the team store, a run of it
+    interrupted because its worker died is run again once by itself. Mark
+    only a skill whose writes are safe to make twice."""
+    app.store.set_repeatable(slug, not off)
+    emit(as_json, {"slug": slug, "repeatable": not off},
+         f"{slug} is {'not ' if off else ''}safe to repeat: an interrupted run of it "
+         + ("waits for a person to run it again" if off else "is run again once by itself"))
+
+
+@skills.command()
+@slug_arg
 @json_option
 @pass_app
 def delete(app: App, slug: str, as_json: bool) -> None:

@@ -1,6 +1,7 @@
 """The run queue on PostgreSQL: procrastinate's tables and functions in the
-store's own database, one task (a replay), deferred by the daemon and taken
-by ``teachd worker``.
+store's own database, two tasks — a replay (or health check), and the
+retention sweep of the team's step pictures — deferred by the daemon and
+taken by ``teachd worker`` (or the daemon's own slots).
 
 Why procrastinate: it is the queue the team's PostgreSQL already gives —
 ``FOR UPDATE SKIP LOCKED`` so no job is taken twice, ``LISTEN/NOTIFY`` so a
@@ -16,7 +17,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import procrastinate
@@ -25,16 +27,18 @@ from procrastinate.exceptions import AlreadyEnqueued, ConnectorException
 
 from recorder.errors import first_line
 from teachd.core.errors import Unavailable
-from teachd.queue.jobs import PER_PERSON, RunJob, lane, priority
+from teachd.queue.jobs import PER_PERSON, QUEUE_PREFIX, RunJob, lane, priority
 from teachd.store.db import Database
 
 log = logging.getLogger(__name__)
 
 TASK = "teachd.replay"
+RETENTION = "teachd.retention"  # the team's old step pictures purged, once a firing (its queueing lock)
 _SCHEMA_LOCK = 0x7EAC4E  # advisory lock key: one process installs the queue's schema at a time
 
 # What a worker runs for a job (teachd.queue.execute), bound when the worker starts.
 Handler = Callable[[RunJob, int], None]
+Purge = Callable[[float], None]  # the retention sweep: pictures of runs older than so many days
 
 
 def ensure_schema(dsn: str) -> None:
@@ -49,9 +53,11 @@ def ensure_schema(dsn: str) -> None:
             conn.execute("SELECT pg_advisory_unlock(%s)", (_SCHEMA_LOCK,))
 
 
-def make_app(dsn: str, *, worker: bool = False, handler: Handler | None = None) -> procrastinate.App:
+def make_app(dsn: str, *, worker: bool = False, handler: Handler | None = None,
+             purge: Purge | None = None) -> procrastinate.App:
     """The queue's app: ``worker`` for ``teachd worker`` (asyncio, its
-    ``handler`` runs each job), else the daemon's synchronous one."""
+    ``handler`` runs each replay, ``purge`` the retention sweep), else the
+    daemon's synchronous one."""
     connector: Any = procrastinate.PsycopgConnector(conninfo=dsn, min_size=1, max_size=4) if worker \
         else procrastinate.SyncPsycopgConnector(conninfo=dsn, min_size=1, max_size=2)
     app = procrastinate.App(connector=connector)
@@ -63,7 +69,23 @@ def make_app(dsn: str, *, worker: bool = False, handler: Handler | None = None) 
         job_id = context.job.id if context.job is not None and context.job.id is not None else 0
         handler(RunJob.from_args(args), job_id)
 
+    @app.task(name=RETENTION)
+    def retention(days: float) -> None:
+        if purge is None:
+            raise RuntimeError("this process takes no jobs")
+        purge(float(days))
+
     return app
+
+
+@contextmanager
+def _reachable() -> Iterator[None]:
+    """The queue's store away, said as the store's own outage is (503, try again)."""
+    try:
+        yield
+    except (psycopg.OperationalError, ConnectorException) as exc:
+        raise Unavailable(f"the run queue is unreachable ({first_line(exc.__cause__ or exc)})",
+                          retry_after=5) from None
 
 
 class RunQueue:
@@ -82,16 +104,26 @@ class RunQueue:
         """The job's id once it waits in the queue; None when a job with that
         ``queueing_lock`` waits already (another daemon enqueued this firing)."""
         task = self.app.tasks[TASK]
-        try:
-            deferrer = task.configure(queue=job.queue, lock=lane(job.owner, job.queue, self._lanes(job)),
-                                      priority=priority(self.waiting_of(job.owner)),
-                                      queueing_lock=queueing_lock)
-            return int(deferrer.defer(**job.as_args()))
-        except AlreadyEnqueued:
-            return None
-        except (psycopg.OperationalError, ConnectorException) as exc:
-            raise Unavailable(f"the run queue is unreachable ({first_line(exc.__cause__ or exc)})",
-                              retry_after=5) from None
+        with _reachable():
+            try:
+                deferrer = task.configure(queue=job.queue, lock=lane(job.owner, job.queue, self._lanes(job)),
+                                          priority=priority(self.waiting_of(job.owner)),
+                                          queueing_lock=queueing_lock)
+                return int(deferrer.defer(**job.as_args()))
+            except AlreadyEnqueued:
+                return None
+
+    def retention(self, days: float) -> bool:
+        """The retention sweep of the team's step pictures older than ``days``,
+        for whichever worker comes first (it needs nothing); False when one
+        waits already (every firing of every daemon folds into it)."""
+        task = self.app.tasks[RETENTION]
+        with _reachable():
+            try:
+                task.configure(queue=QUEUE_PREFIX, queueing_lock=RETENTION).defer(days=float(days))
+                return True
+            except AlreadyEnqueued:
+                return False
 
     def _lanes(self, job: RunJob) -> dict[str, int]:
         rows = self.db.query("SELECT lock, count(*) AS n FROM procrastinate_jobs"

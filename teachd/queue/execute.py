@@ -92,5 +92,5 @@ class Executor:
         outcome = run_on_the_page(runs, settings, approvals, desk, job.slug, dict(job.params),
                                   label=job.run_id, origin=job.origin, timeout=job.timeout,
                                   start_url=job.start_url, profile=job.profile, run_id=job.run_id,
-                                  followed=job.followed)
+                                  followed=job.followed, record=job.record())
         end_on_schedule(person, job.run_id, outcome.status, outcome.message)

@@ -61,6 +61,7 @@ class RunJob:
     fired_at: str | None = None
     needs: tuple[str, ...] = ()  # what the worker must be able to do (DESKTOP, "tag:…")
     kind: str = "replay"  # or "check": the skill's targets looked for, nothing acted on (schedule.health)
+    retry_of: str | None = None  # the interrupted run this one runs again by itself (queue.sweep)
 
     def as_args(self) -> dict[str, Any]:
         """What goes on the queue, in plain JSON: ids and what it needs only."""
@@ -70,6 +71,11 @@ class RunJob:
     def details(self) -> dict[str, Any]:
         """What stays in the run's sealed record until a worker takes it."""
         return {k: v for k, v in asdict(self).items() if k not in QUEUED_FIELDS}
+
+    def record(self) -> dict[str, Any]:
+        """What its run's record keeps while it runs: the details (should its
+        worker die, the sweep reads them to run it again), the run it repeats."""
+        return {"job": self.details(), **({"retry_of": self.retry_of} if self.retry_of else {})}
 
     @classmethod
     def from_args(cls, args: Mapping[str, Any], details: Mapping[str, Any] | None = None) -> RunJob:

@@ -25,20 +25,22 @@ def live_capabilities(db: Database) -> set[str]:
 def queue_run(queue: RunQueue, runs: RunStore, slug: str, params: dict[str, str], *, origin: str,
               timeout: float, start_url: str | None = None, followed: bool = False,
               profile: list[str] | None = None, schedule: int | None = None, fired_at: str | None = None,
-              queueing_lock: str | None = None, kind: str = "replay") -> str | None:
-    """The run's id, waiting in the queue; None when ``queueing_lock`` says
-    this very job waits already (a schedule's firing enqueued by another daemon).
-    ``kind`` "check": a health check (its record names the skill checked, not
-    a replay of it: nothing to run again, nothing acted on to judge)."""
+              queueing_lock: str | None = None, kind: str = "replay", run_id: str | None = None,
+              retry_of: str | None = None) -> str | None:
+    """The run's id (``run_id``, else a new one), waiting in the queue; None
+    when ``queueing_lock`` says this very job waits already (a schedule's
+    firing enqueued by another daemon). ``kind`` "check": a health check (its
+    record names the skill checked, not a replay of it: nothing to run again,
+    nothing acted on to judge). ``retry_of``: the interrupted run it repeats."""
     skill = runs.skills.load(slug)
-    run_id = runs.new_run_id()
+    run_id = run_id or runs.new_run_id()
     needs = () if kind == "check" else needs_of(skill.current.files, runs.owner, live_capabilities(runs.db))
     job = RunJob(run_id, runs.owner, slug, dict(params), start_url, origin, timeout, followed, profile,
-                 schedule, fired_at, needs, kind)
+                 schedule, fired_at, needs, kind, retry_of)
     base: dict[str, Any] = {"checked": slug, "origin": origin} if kind == "check" else \
         {"slug": slug, "origin": origin, "used": [slug], "params": params, "start_url": start_url}
     runs.start(run_id, {}, queued=True)
-    runs.progress(run_id, {**base, "message": WAITING, "job": job.details()})
+    runs.progress(run_id, {**base, "message": WAITING, **job.record()})
     try:
         job_id = queue.submit(job, queueing_lock)
     except Exception:

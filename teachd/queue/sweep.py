@@ -1,10 +1,12 @@
 """Runs whose worker died: a job procrastinate holds as *doing* for a
 worker whose heartbeats stopped (killed, its machine lost) is ended here —
 its run *interrupted at step N* with the writes it made, its questions
-withdrawn, the job ended so that nothing takes it again. A run is never
-re-run by itself: what it wrote may not be safe to write twice; a person
-runs it again. The daemon sweeps every few seconds (each daemon: ending a
-run twice is harmless, the second finds it ended).
+withdrawn, the job ended so that nothing takes it again. A run is not
+re-run by itself — what it wrote may not be safe to write twice; a person
+runs it again — unless its skill's owner marked it safe to repeat: then it
+is queued again once, as a new run that names the one it repeats. The
+daemon sweeps every few seconds (each daemon: the run is ended by one of
+them, and only that one queues it again).
 
 Dead means both heartbeats stopped: procrastinate's (which its worker stops
 as it begins to drain) and teachd's own ``workers`` row, which a draining
@@ -24,14 +26,15 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from recorder.errors import first_line
-from teachd.queue.app import TASK, job_args
+from teachd.queue.app import TASK, RunQueue, job_args
 from teachd.queue.execute import end_on_schedule
-from teachd.queue.jobs import DESK, SECRETS, queue_for, secrets_of
-from teachd.queue.submit import live_capabilities
+from teachd.queue.jobs import DESK, SECRETS, RunJob, queue_for, secrets_of
+from teachd.queue.submit import live_capabilities, queue_run
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.runs import QUEUED, RunStore
 from teachd.store.skills import SkillStore
@@ -48,9 +51,10 @@ def _person(store: SkillStore, owner: str) -> SkillStore:
     return store if owner == store.owner else store.as_person(owner)
 
 
-def sweep(store: SkillStore, stalled_s: float) -> list[str]:
-    """End the runs of workers silent for ``stalled_s`` seconds, and the runs
-    whose job left the queue unrun; their ids."""
+def sweep(store: SkillStore, stalled_s: float, queue: RunQueue | None = None) -> list[str]:
+    """End the runs of workers silent for ``stalled_s`` seconds (queued again
+    on ``queue`` where safe to repeat), and the runs whose job left the queue
+    unrun; their ids."""
     rows = store.db.query(
         "SELECT j.id, j.args FROM procrastinate_jobs j"
         " LEFT JOIN procrastinate_workers w ON w.id = j.worker_id"
@@ -65,7 +69,7 @@ def sweep(store: SkillStore, stalled_s: float) -> list[str]:
             worker = workers.get(runner)
             if worker is not None and worker["silent_s"] < stalled_s:
                 continue  # its worker still beats: draining, not dead
-            if (run_id := _interrupt(store, args, runner, worker)) is not None:
+            if (run_id := _interrupt(store, args, runner, worker, queue)) is not None:
                 ended.append(run_id)
             store.db.query("SELECT procrastinate_finish_job_v1(?, 'failed', true)", (int(row["id"]),))
         except Exception as exc:  # another daemon swept it first, or the run is gone: the next row
@@ -97,20 +101,40 @@ def reroute(store: SkillStore) -> int:
 
 
 def _interrupt(store: SkillStore, args: dict[str, Any], runner: str,
-               worker: dict[str, Any] | None) -> str | None:
+               worker: dict[str, Any] | None, queue: RunQueue | None) -> str | None:
     run_id, owner = str(args.get("run_id")), str(args.get("owner"))
     person = _person(store, owner)
     runs = RunStore(person)
     name = worker["name"] if worker is not None else (runner.split(":", 1)[0] or "its worker")
     why = f"its worker ({name}) stopped answering: killed, or its machine lost"
     runs.cancel(run_id, "the run queue")  # a worker alive after all stops at its next step
-    message = runs.abandon(run_id, why)
-    if message is None:
+    again = _again(person, runs, args) if queue is not None else None
+    then = f" — run again by itself as {again.run_id} (its skill is marked safe to repeat)" if again else ""
+    message = runs.abandon(run_id, why, then=then)
+    if message is None:  # ended already, or by another daemon's sweep: that one queues it again
         return None
     ApprovalQueue(person).withdraw(run_id)
     end_on_schedule(person, run_id, "interrupted", message)
     log.warning("run %s of %s: %s", run_id, owner, message)
+    if again is not None and queue is not None:
+        try:
+            queue_run(queue, runs, again.slug, again.params, origin=again.origin, timeout=again.timeout,
+                      start_url=again.start_url, profile=again.profile, schedule=again.schedule,
+                      fired_at=again.fired_at, run_id=again.run_id, retry_of=run_id)
+        except Exception as exc:  # said in the log; the interrupted run's page offers Run again
+            log.warning("run %s could not be queued again (%s)", run_id, first_line(exc))
     return run_id
+
+
+def _again(person: SkillStore, runs: RunStore, args: dict[str, Any]) -> RunJob | None:
+    """The run to queue again by itself in place of the interrupted one: a
+    replay (not a health check) of a skill its owner marked safe to repeat,
+    itself not already a repeat (once, never a loop); else None."""
+    run_id = str(args.get("run_id"))
+    job = RunJob.from_args(args, runs.detail_of(run_id).get("job"))
+    if job.kind != "replay" or job.retry_of or not person.repeatable(job.slug):
+        return None
+    return replace(job, run_id=runs.new_run_id(), retry_of=run_id)
 
 
 def _lost(store: SkillStore) -> list[str]:
@@ -136,8 +160,9 @@ def _lost(store: SkillStore) -> list[str]:
 class Sweeper:
     """The daemon's thread that sweeps every ``SWEEP_EVERY`` seconds."""
 
-    def __init__(self, store: SkillStore, stalled_s: float = STALLED_S) -> None:
-        self.store, self.stalled_s = store, stalled_s
+    def __init__(self, store: SkillStore, queue: RunQueue | None = None,
+                 stalled_s: float = STALLED_S) -> None:
+        self.store, self.queue, self.stalled_s = store, queue, stalled_s
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._keep, name="teachd-queue-sweep", daemon=True)
 
@@ -151,6 +176,6 @@ class Sweeper:
     def _keep(self) -> None:
         while not self._stop.wait(SWEEP_EVERY):
             try:
-                sweep(self.store, self.stalled_s)
+                sweep(self.store, self.stalled_s, self.queue)
             except Exception as exc:  # the store away for a moment: the next look tells
                 log.warning("the run queue's sweep failed (%s)", first_line(exc))

@@ -33,6 +33,7 @@ from teachd.queue.app import Handler, ensure_schema, make_app
 from teachd.queue.jobs import DESK, DESKTOP, SECRETS, RunJob, queues_for, secrets_of
 from teachd.queue.sweep import STALLED_S
 from teachd.store.processes import runner_id
+from teachd.store.runs import purge_pictures
 from teachd.store.workers import WorkerStore
 
 log = logging.getLogger(__name__)
@@ -108,7 +109,7 @@ class QueueWorker:
         if slots < 1:
             raise BadInput("--slots must be at least 1")
         self.settings, self.slots, self.can = settings, slots, capabilities(settings, can, desk)
-        self.workers, self.execute = WorkerStore(db), execute
+        self.db, self.workers, self.execute = db, WorkerStore(db), execute
         self.name = name or f"{socket.gethostname()}-{os.getpid()}"
         self.say = say
         self.running: dict[int, str] = {}  # job id → run id
@@ -122,7 +123,7 @@ class QueueWorker:
         _quiet_procrastinate()
         ensure_schema(dsn)
         queues = queues_for(self.can)
-        app = make_app(dsn, worker=True, handler=self._take)
+        app = make_app(dsn, worker=True, handler=self._take, purge=self._purge)
         self.workers.register(self.name, socket.gethostname(), runner_id(), self.slots, self.can)
         stop_beating = threading.Event()
         beat = threading.Thread(target=self._beat, args=(stop_beating,), name="teachd-worker-heartbeat",
@@ -163,6 +164,11 @@ class QueueWorker:
             self.execute(job, job_id)
         finally:
             self.running.pop(job_id, None)
+
+    def _purge(self, days: float) -> None:
+        """The retention sweep: every person's step pictures older than ``days``."""
+        n = purge_pictures(self.db, days)
+        self.say(f"teachd worker {self.name}: retention: purged the step pictures of {n} old run(s)")
 
     async def _work(self, app: Any, queues: list[str]) -> None:
         self._loop = asyncio.get_running_loop()

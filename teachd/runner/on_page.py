@@ -6,6 +6,7 @@ settings or their secret page (the daemon's desk, in its memory)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from teachd.config import Settings
 from teachd.core.errors import PolicyStop
@@ -36,16 +37,18 @@ def settings_secret(settings: Settings, slug: str) -> Callable[[str], str]:
 def run_on_the_page(runs: RunStore, settings: Settings, approvals: ApprovalQueue, desk: SecretDesk | None,
                     slug: str, params: dict[str, str], *, label: str, origin: str, timeout: float,
                     start_url: str | None = None, profile: list[str] | None = None,
-                    run_id: str | None = None, followed: bool = False) -> RunOutcome:
+                    run_id: str | None = None, followed: bool = False,
+                    record: dict[str, Any] | None = None) -> RunOutcome:
     """A replay the daemon runs (from the Runs page, or on a schedule): an
     ordinary recorded run whose approvals and secrets wait on the Approvals
     page for ``timeout`` seconds; ``label`` names it there until it has a run
     id (``run_id``: recorded already, so its page shows it starting).
     ``followed``: a person started it and follows it on its page, where a
-    step not found may be shown (not a schedule's run: nobody watches it)."""
+    step not found may be shown (not a schedule's run: nobody watches it).
+    ``record``: more of the run's record, kept in it (a queued run's job)."""
     opts = RunOptions(params=params, start_url=start_url, headless=not settings.display,
                       chromium=settings.chromium, display=settings.display, environ=settings.environ,
-                      profile=profile, origin=origin, run_id=run_id, pictures=True,
+                      profile=profile, origin=origin, run_id=run_id, pictures=True, record=record or {},
                       # the demonstrations this daemon recorded are its owner's: shown on their runs only
                       recordings=settings.recordings_dir if runs.owner == settings.owner else None)
     approver = PageApprover(approvals, label, timeout=timeout, points=followed)

@@ -78,6 +78,8 @@ class RunOptions:
     # where demonstrations are kept: a changed step's question shows the demonstration's picture of its
     # target beside what this run found (read while the recording is kept; None: not shown)
     recordings: Path | None = None
+    # more of the run's record, kept in it while it runs and after (a queued run's job, the run it repeats)
+    record: Mapping[str, Any] = field(default_factory=dict)
 
 
 def run_skill(runs: RunStore, saved_rules: frozenset[str], slug: str, approver: Approver,
@@ -198,7 +200,8 @@ def replay(runs: RunStore, session: RunSession, slug: str, proc: Procedure, cont
     status, message = "failure", ""
     plan = plan_of(slug, proc, opts.params, opts.start_url)
     base = {"slug": slug, "origin": opts.origin, "used": [slug], "params": dict(opts.params),
-            "start_url": opts.start_url, "plan": plan.as_dict()["steps"], "origins": list(plan.origins)}
+            "start_url": opts.start_url, "plan": plan.as_dict()["steps"], "origins": list(plan.origins),
+            **opts.record}
     watch = RunWatch(runs, run_id, base, opts.pictures, opts.recordings)
     runs.progress(run_id, watch.detail())
     # a person follows the run on its page: a step not found may be shown there, and the run goes on

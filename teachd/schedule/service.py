@@ -76,6 +76,10 @@ class ScheduleService:
         # (outcome, run id, note) until a worker records the run's own.
         self.enqueue: Callable[[RunStore, dict[str, Any], str, list[str] | None],
                                tuple[str, str | None, str] | None] | None = None
+        # On the team store, the sweep of old step pictures as a job on the run queue (the daemon
+        # sets it): the pictures are the team's, in the shared database, purged by whichever
+        # worker takes it; the recordings are this machine's own files, purged here.
+        self.queue_retention: Callable[[float], bool] | None = None
         self._stop, self._nudge = threading.Event(), threading.Event()
         self._watch: threading.Thread | None = None
         self._turns: dict[tuple[Any, ...], threading.Lock] = {}  # a job's firings, one after the other
@@ -181,6 +185,10 @@ class ScheduleService:
         removed = purge_recordings(self.settings.recordings_dir, self.settings.retention_days, keep=keep)
         if removed:
             log.info("purged %d old recording(s)", len(removed))
+        if self.queue_retention is not None:
+            if self.queue_retention(self.settings.retention_days):
+                log.info("the sweep of old step pictures is on the run queue")
+            return removed
         pictures = purge_pictures(self.store.db, self.settings.retention_days)
         if pictures:
             log.info("purged the step pictures of %d old run(s)", pictures)

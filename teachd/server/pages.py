@@ -89,14 +89,20 @@ def render(request: Request, name: str, context: dict[str, Any], *, active: str 
     if part and wanted in part:
         html = templates.get_template(part[wanted]).render(**context)
         return HTMLResponse(html, headers=NO_STORE)
-    waiting = context.pop("waiting", None)
-    if waiting is None and state.get("user") is not None:
-        waiting = _waiting(daemon(request))
+    waiting = context.pop("waiting", None)  # counted by ``page``, in a thread: never here, on the event loop
     page_data = {"title": f"{title} — teachd", "waiting": waiting, **(data or {})}
     full = {"nonce": nonce(request), "user": state.get("user") or "", "session": bool(state.get("sid")),
             "active": active, "title": title, "waiting": waiting or 0, "scripts": scripts,
             "page_data": page_data, **context}
     return templates.TemplateResponse(request, name, full, status_code=status, headers=NO_STORE)
+
+
+async def page(request: Request, name: str, context: dict[str, Any], **kw: Any) -> HTMLResponse:
+    """``render`` for a person's page: what waits for them (the count in the
+    navigation) read from the store in a worker thread, off the event loop."""
+    if request.scope.get("state", {}).get("user") is not None:
+        context = {**context, "waiting": await run_in_threadpool(_waiting, daemon(request))}
+    return render(request, name, context, **kw)
 
 
 _ERRORS = {400: "Not understood", 403: "Not allowed", 404: "Not found", 405: "Not allowed here",
@@ -116,12 +122,15 @@ def error_page(request: Request, status: int, why: str) -> HTMLResponse:
 # -- the pages around logging in: no data, no navigation ------------------------------------
 
 
-def _login_user(request: Request, code: str) -> tuple[str | None, bool]:
-    """(who ``code`` logs in, whether it is the printed one-time code)."""
+async def _login_user(request: Request, code: str) -> tuple[str | None, bool]:
+    """(who ``code`` logs in, whether it is the printed one-time code). The
+    printed code is checked here, on the event loop, so that it is spent by
+    the one request that checked it; a person's token is looked up in the
+    store in a worker thread."""
     d = daemon(request)
     if code and d.login_code and hmac.compare_digest(code.encode(), d.login_code.encode()):
         return d.sessions.owner, True
-    return d.sessions.user_of(code), False
+    return await run_in_threadpool(d.sessions.user_of, code), False
 
 
 async def login(request: Request) -> Response:
@@ -131,7 +140,7 @@ async def login(request: Request) -> Response:
     if request.method == "POST":
         return await _login_post(request)
     code = request.query_params.get("token", "")
-    user, _one_time = _login_user(request, code)
+    user, _one_time = await _login_user(request, code)
     if user is None:
         return RedirectResponse("/logged-out", status_code=303)
     now = request.scope.get("state", {}).get("cookie_user")
@@ -148,7 +157,7 @@ async def _login_post(request: Request) -> Response:
                                  status_code=403)
     raw = await request.body()
     code = (urllib.parse.parse_qs(raw.decode("utf-8", "replace")).get("token") or [""])[0]
-    user, one_time = _login_user(request, code)
+    user, one_time = await _login_user(request, code)
     if user is None:
         return RedirectResponse("/logged-out", status_code=303)
     if one_time:
@@ -218,20 +227,21 @@ async def skills_page(request: Request) -> HTMLResponse:
     from teachd.skills.templates import templates
 
     starters = [vars(t) for t in templates()]
-    return render(request, "skills.html", {"rows": rows, "templates": starters}, active="/skills", title="Skills",
+    return await page(request, "skills.html", {"rows": rows, "templates": starters}, active="/skills", title="Skills",
                   scripts=("skills.js",), data={"templates": starters})
 
 
 async def skill_page(request: Request) -> HTMLResponse:
     d = daemon(request)
-    view = await run_in_threadpool(lambda: skill_view(d, d.store.get(request.path_params["slug"])))
+    every = request.query_params.get("versions") == "all"
+    view = await run_in_threadpool(lambda: skill_view(d, d.store.get(request.path_params["slug"]), every))
     meta = view["metadata"].get("metadata", {}) if isinstance(view["metadata"].get("metadata"), dict) else {}
     forced = views.secret_typing(view)
     context = {"view": view, "meta": meta, "parameters": views.parameters_of(view), "forced": forced,
                "replayable": has_steps(view["files"]), "history": history_entries(view["instructions"]),
                "versions": list(reversed(view["versions"])), "files": sorted(view["files"].items())}
     data = {"slug": view["slug"], "access": view["access"], "forced": forced}
-    return render(request, "skill.html", context, active="/skills", title=view["name"], scripts=("skill.js",),
+    return await page(request, "skill.html", context, active="/skills", title=view["name"], scripts=("skill.js",),
                   data=data)
 
 
@@ -239,7 +249,7 @@ async def skill_page(request: Request) -> HTMLResponse:
 
 
 async def teach_page(request: Request) -> HTMLResponse:
-    return render(request, "teach.html", {}, active="/teach", title="Teach", scripts=("teach.js",))
+    return await page(request, "teach.html", {}, active="/teach", title="Teach", scripts=("teach.js",))
 
 
 # -- runs ------------------------------------------------------------------------------------
@@ -265,7 +275,7 @@ async def runs_page(request: Request) -> HTMLResponse:
     d = daemon(request)
     usable, runs = await run_in_threadpool(_runs_context, d)
     queue = await run_in_threadpool(d.run_queue)
-    return render(request, "runs.html", {"runs": runs, "skills": views.replayable(usable), "queue": queue},
+    return await page(request, "runs.html", {"runs": runs, "skills": views.replayable(usable), "queue": queue},
                   active="/runs", title="Runs", scripts=("params.js", "runs.js"), part={"list": "_runs_list.html"})
 
 
@@ -275,10 +285,10 @@ async def run_page(request: Request) -> HTMLResponse:
     try:
         raw = await run_in_threadpool(lambda: runs_api.run_view(d, d.runs.one(run_id)))  # GET /api/runs/{id}'s
     except NotFound as exc:
-        return render(request, "missing.html", {"what": "Run", "why": str(exc)}, active="/runs", title="Run",
+        return await page(request, "missing.html", {"what": "Run", "why": str(exc)}, active="/runs", title="Run",
                       status=404)
     run = views.run_view(raw, raw.get("feedback") or {}, await run_in_threadpool(_use_only, d))
-    return render(request, "run.html", {"run": run}, active="/runs", title=f"Run of {run.get('slug') or run_id}",
+    return await page(request, "run.html", {"run": run}, active="/runs", title=f"Run of {run.get('slug') or run_id}",
                   scripts=("runs.js", "run.js"), data={"run_id": run_id, "ended": run["ended"]},
                   part={"live": "_run_live.html"})
 
@@ -288,9 +298,9 @@ async def run_page(request: Request) -> HTMLResponse:
 
 async def approvals_page(request: Request) -> HTMLResponse:
     d = daemon(request)
-    pending = await run_in_threadpool(lambda: runs_api.with_evidence(d, d.approvals.pending()))
-    context = {"pending": pending, "asked": d.secrets.pending(), "rules": d.rules.all()}
-    return render(request, "approvals.html", context, active="/approvals", title="Approvals",
+    context = await run_in_threadpool(lambda: {"pending": runs_api.with_evidence(d, d.approvals.pending()),
+                                               "asked": d.secrets.pending(), "rules": d.rules.all()})
+    return await page(request, "approvals.html", context, active="/approvals", title="Approvals",
                   scripts=("approvals.js",), part={"waiting": "_waiting.html"})
 
 
@@ -300,9 +310,9 @@ async def secret_page(request: Request) -> HTMLResponse:
     try:
         asked = d.secrets.get(sid)
     except NotFound as exc:
-        return render(request, "missing.html", {"what": "Secret", "why": str(exc)}, active="/approvals",
+        return await page(request, "missing.html", {"what": "Secret", "why": str(exc)}, active="/approvals",
                       title="Secret")
-    return render(request, "secret.html", {"asked": asked}, active="/approvals", title="Secret",
+    return await page(request, "secret.html", {"asked": asked}, active="/approvals", title="Secret",
                   scripts=("secret.js",), data={"sid": sid})
 
 
@@ -313,7 +323,7 @@ async def schedules_page(request: Request) -> HTMLResponse:
     d = daemon(request)
     context = await run_in_threadpool(lambda: {"schedules": schedule_views(d), "leading": d.schedules.leading,
                                                "skills": views.replayable(d.store.all(enabled_only=True))})
-    return render(request, "schedules.html", context, active="/schedules", title="Schedules",
+    return await page(request, "schedules.html", context, active="/schedules", title="Schedules",
                   scripts=("params.js", "schedules.js"))
 
 

@@ -43,6 +43,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
+
 from teachd.core.errors import KeyProblem, Unavailable, http_headers
 from teachd.core.proof import PROOF_PATH
 
@@ -130,19 +132,21 @@ class Sessions:
     def _alive(self, s: _Session, now: float) -> bool:
         return now - s.seen < self.idle and now - s.born < self.lifetime
 
-    def session_user(self, sid: str | None, touch: bool = False) -> str | None:
-        """The person of a live session (``touch``: it was just used)."""
+    def session_user(self, sid: str | None) -> str | None:
+        """The person of a live session."""
         s = self._ids.get(sid or "")
         if s is None:
             return None
-        now = self._clock()
-        if not self._alive(s, now):
+        if not self._alive(s, self._clock()):
             self._ids.pop(sid or "", None)
             return None
-        user = self.user_of(s.token)
-        if user is not None and touch:
-            s.seen = now
-        return user
+        return self.user_of(s.token)
+
+    def touch(self, sid: str | None) -> None:
+        """The session was just used (by a person ``session_user`` found)."""
+        s = self._ids.get(sid or "")
+        if s is not None:
+            s.seen = self._clock()
 
     def valid(self, sid: str | None) -> bool:
         return self.session_user(sid) is not None
@@ -163,9 +167,6 @@ class Sessions:
         if not header or not header.startswith("Bearer "):
             return None
         return self.user_of(header[7:].strip())
-
-    def bearer_ok(self, header: str | None) -> bool:
-        return self.bearer_user(header) is not None
 
 
 def cookie_of(scope: Scope, name: str = COOKIE) -> str | None:
@@ -331,16 +332,20 @@ class Guard:
         return True
 
     async def _identify(self, scope: Scope, send: Send) -> _Caller | None:
-        """Who is asking: the store says — None when it is away, answered 503
-        (never a traceback)."""
+        """Who is asking: the store says (another person's token is looked up
+        there: in a thread, never holding up the event loop's other requests)
+        — None when it is away, answered 503 (never a traceback)."""
         try:
-            bearer_user = self.sessions.bearer_user(header_of(scope, b"authorization"))
-            sid = None if bearer_user is not None else cookie_of(scope, self.sessions.cookie)
-            cookie_user = self.sessions.session_user(sid) if sid else None
+            return await run_in_threadpool(self._caller, scope)
         except Unavailable as exc:
             said = [(k.lower().encode(), v.encode()) for k, v in http_headers(exc).items()]
             await _plain(send, 503, str(exc), said)
             return None
+
+    def _caller(self, scope: Scope) -> _Caller:
+        bearer_user = self.sessions.bearer_user(header_of(scope, b"authorization"))
+        sid = None if bearer_user is not None else cookie_of(scope, self.sessions.cookie)
+        cookie_user = self.sessions.session_user(sid) if sid else None
         return _Caller(bearer_user, sid, cookie_user)
 
     async def _refuse_mcp_without_token(self, scope: Scope, send: Send, caller: _Caller) -> bool:
@@ -390,7 +395,7 @@ class Guard:
         """Let the request in: its session used now, its nonce, session, CSRF
         token and the person the daemon answers as, in ``scope["state"]``."""
         if key.keyed:
-            self.sessions.session_user(caller.sid, touch=True)
+            self.sessions.touch(caller.sid)
             given = header_of(scope, NONCE_HEADER) or ""
             if _NONCE.fullmatch(given):  # the shell writes the page into itself: its nonce must fit
                 nonce.value = given
@@ -399,6 +404,7 @@ class Guard:
         scope["state"]["csrf"] = self.sessions.csrf(caller.sid) if key.keyed and caller.sid else ""
         # the daemon answers as them
         scope["state"]["user"] = caller.bearer_user or (caller.cookie_user if key.keyed else None)
+        scope["state"]["by_token"] = caller.bearer_user is not None  # an asking process, not a page
 
     async def _body_in_time(self, scope: Scope, receive: Receive, send: Send) -> Receive | None:
         """The body, read whole within ``body_timeout``; None when it came too slowly, answered 408."""

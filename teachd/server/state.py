@@ -82,7 +82,8 @@ class Daemon:
         daemon.schedules.asker = lambda user: daemon.as_user(user).asking()
         if queue is not None:
             daemon.schedules.enqueue = functools.partial(queue_firing, queue)
-            daemon.sweeper = Sweeper(store)
+            daemon.schedules.queue_retention = queue.retention
+            daemon.sweeper = Sweeper(store, queue)
             daemon.sweeper.start()
             daemon.take_runs(settings.slots if settings.slots is not None else default_slots())
         return daemon

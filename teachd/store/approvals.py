@@ -178,10 +178,7 @@ class ApprovalQueue:
 
     def _settle(self, pid: int, state: str, answer: str | None = None) -> bool:
         """The first answer wins: only a pending request changes state."""
-        with self.db.atomic() as tx:
-            found = tx.execute("SELECT id FROM pending_approvals WHERE id = ? AND owner = ?"
-                               " AND state = 'pending'", (pid, self.owner))
-            if found:
-                tx.execute("UPDATE pending_approvals SET state = ?, answer = ? WHERE id = ?",
-                           (state, answer, pid))
+        with self.db.atomic() as tx:  # one statement: a second answer waiting on the row finds it settled
+            found = tx.execute("UPDATE pending_approvals SET state = ?, answer = ? WHERE id = ? AND owner = ?"
+                               " AND state = 'pending' RETURNING id", (state, answer, pid, self.owner))
         return bool(found)

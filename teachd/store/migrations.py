@@ -311,3 +311,32 @@ MIGRATIONS.append(
         """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0015_read_indexes",
+        # The reads every page and click makes, by what they ask: a skill's ✓/✗
+        # (its feedback by slug and version), a click already given (by its run),
+        # a person's runs newest first, the running runs the sweeps look for.
+        # Without them each was a scan of a table that grows with every run.
+        """
+        CREATE INDEX feedback_by_skill ON feedback (slug, version);
+        CREATE INDEX feedback_by_run ON feedback (owner, run_ref);
+        CREATE INDEX runs_by_owner ON runs (owner, started_at);
+        CREATE INDEX runs_by_status ON runs (status)
+        """,
+    )
+)
+
+MIGRATIONS.append(
+    (
+        "0016_safe_to_repeat",
+        # The owner's mark that a skill may be run again by itself when its
+        # run was interrupted (its worker died): what it writes is safe to
+        # write twice. The store's own record, never read from the skill's
+        # text, as its origin is (queue/sweep.py).
+        """
+        ALTER TABLE skills ADD COLUMN repeatable INTEGER NOT NULL DEFAULT 0
+        """,
+    )
+)

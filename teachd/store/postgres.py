@@ -19,10 +19,11 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 import psycopg
+from psycopg.pq import TransactionStatus
 from psycopg.rows import dict_row
 
 from recorder.errors import first_line
-from teachd.core.errors import Unavailable
+from teachd.core.errors import Conflict, Unavailable
 from teachd.store.db import Row, apply_migrations
 
 _MIGRATION_LOCK = 0x7EAC4D  # advisory lock key: one process migrates at a time
@@ -67,44 +68,106 @@ class _PgTx:
         return [dict(r) for r in cur.fetchall()] if cur.description else []
 
 
-class PostgresDatabase:
-    """One connection, shared by the daemon's threads. When the server goes
-    away (a restart, a failover) the call under way fails as ``Unavailable``
-    — nothing it wrote was committed, so nothing acknowledged is lost — and
-    the next call connects again by itself."""
+class _Pool:
+    """A few connections, each lent to one caller at a time. Home-made on
+    purpose, small: a call while the server is away fails at once as
+    ``Unavailable`` (a pool that reconnects in the background would hold the
+    request until its timeout), and a connection that broke, or was left
+    inside a transaction, is dropped: the next call connects anew."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, size: int) -> None:
         self.url = url
-        self._conn: psycopg.Connection[Any] | None = _connect(url)
-        self._lock = threading.RLock()
+        self._free: list[psycopg.Connection[Any]] = []
+        self._slots = threading.BoundedSemaphore(size)
+        self._lock = threading.Lock()
 
-    def _live(self) -> psycopg.Connection[Any]:
-        conn = self._conn
-        if conn is None or conn.closed or conn.broken:
-            if conn is not None:
-                with suppress(Exception):
-                    conn.close()
-            self._conn = None
-            self._conn = conn = _connect(self.url)  # Unavailable while the server is still away
-        return conn
+    @contextmanager
+    def lent(self) -> Iterator[psycopg.Connection[Any]]:
+        with self._slots:
+            with self._lock:
+                conn = self._free.pop() if self._free else None
+            if conn is None or conn.closed or conn.broken:
+                conn = _connect(self.url)
+            try:
+                yield conn
+            finally:
+                if conn.broken or conn.closed or conn.info.transaction_status != TransactionStatus.IDLE:
+                    with suppress(Exception):
+                        conn.close()
+                else:
+                    with self._lock:
+                        self._free.append(conn)
+
+    def close(self) -> None:
+        """Close the idle connections (those lent are closed or kept as they come back)."""
+        with self._lock:
+            free, self._free = self._free, []
+        for conn in free:
+            with suppress(Exception):
+                conn.close()
+
+
+READERS = 8  # connections for reads outside a transaction: most of a daemon's requests only read
+WRITERS = 4  # connections for transactions: PostgreSQL's row locks order writes to the same rows
+
+
+class PostgresDatabase:
+    """Transactions on a few connections at once, as several daemons'
+    would be: PostgreSQL's row locks order the writes that touch the same
+    rows (a skill's row is taken first by each new version: versions stay
+    linear), and a write that meets another's unique row at the same moment
+    is said as a conflict to try again. Reads outside a transaction go to
+    connections of their own, so a listing is not held behind a write; a
+    read made inside a transaction stays on its connection and sees what it
+    wrote. When the server goes away (a restart, a failover) the call under
+    way fails as ``Unavailable`` — nothing it wrote was committed, so
+    nothing acknowledged is lost — and the next call connects again."""
+
+    def __init__(self, url: str, readers: int = READERS, writers: int = WRITERS) -> None:
+        self.url = url
+        _connect(url).close()  # the server answers, and the URL is right: said at start, not at first use
+        self._readers, self._writers = _Pool(url, readers), _Pool(url, writers)
+        self._tx = threading.local()  # .conn: the connection of this thread's transaction
 
     @contextmanager
     def atomic(self) -> Iterator[_PgTx]:
-        with self._lock:
-            conn = self._live()
-            try:
-                with conn.transaction():
-                    yield _PgTx(conn)
-            except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
-                raise _gone(exc) from None
+        mine: psycopg.Connection[Any] | None = getattr(self._tx, "conn", None)
+        try:
+            if mine is not None:  # a transaction inside this thread's own: a savepoint in it
+                with mine.transaction():
+                    yield _PgTx(mine)
+                return
+            with self._writers.lent() as conn:
+                self._tx.conn = conn
+                try:
+                    with conn.transaction():
+                        yield _PgTx(conn)
+                finally:
+                    self._tx.conn = None
+        except (psycopg.errors.TransactionRollback, psycopg.IntegrityError) as exc:
+            # another request took or made the same rows at the same moment (PostgreSQL's deadlock
+            # check, a unique row): the whole transaction was rolled back
+            raise Conflict(f"the store changed at the same moment ({first_line(exc)}): nothing was saved; "
+                           "try again") from None
+        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            raise self._gone(exc) from None
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        with self._lock:
-            conn = self._live()
-            try:
+        mine: psycopg.Connection[Any] | None = getattr(self._tx, "conn", None)
+        try:
+            if mine is not None:  # inside this thread's transaction: on its connection
+                return _PgTx(mine).execute(sql, params)
+            with self._readers.lent() as conn:
                 return _PgTx(conn).execute(sql, params)
-            except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
-                raise _gone(exc) from None
+        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            raise self._gone(exc) from None
+
+    def _gone(self, exc: Exception) -> Unavailable:
+        """The server went away: the idle connections went with it, so the
+        next call connects anew instead of finding each of them broken."""
+        self._readers.close()
+        self._writers.close()
+        return _gone(exc)
 
     def migrate(self, migrations: Sequence[tuple[str, str]]) -> list[str]:
         with self.atomic() as tx:
@@ -115,8 +178,8 @@ class PostgresDatabase:
         return AdvisoryLeader(self.url, name)
 
     def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
+        self._readers.close()
+        self._writers.close()
 
 
 class AdvisoryLeader:

@@ -65,12 +65,10 @@ class RunStore:
     def take(self, run_id: str) -> bool:
         """A worker takes a queued run: this process runs it now. False when
         it ended or was cancelled while it waited."""
-        with self.db.atomic() as tx:
-            found = tx.execute("SELECT id FROM runs WHERE id = ? AND owner = ? AND status = 'running'"
-                               " AND runner = ? AND cancelled_by IS NULL", (run_id, self.owner, QUEUED))
-            if found:
-                tx.execute("UPDATE runs SET runner = ? WHERE id = ? AND owner = ?",
-                           (runner_id(), run_id, self.owner))
+        with self.db.atomic() as tx:  # one statement: two takers of one run, one gets it
+            found = tx.execute("UPDATE runs SET runner = ? WHERE id = ? AND owner = ? AND status = 'running'"
+                               " AND runner = ? AND cancelled_by IS NULL RETURNING id",
+                               (runner_id(), run_id, self.owner, QUEUED))
         return bool(found)
 
     def detail_of(self, run_id: str) -> dict[str, Any]:
@@ -139,36 +137,35 @@ class RunStore:
     def cancel(self, run_id: str, by: str) -> bool:
         """Ask a running run to stop between steps (whichever process runs it)."""
         with self.db.atomic() as tx:
-            found = tx.execute("SELECT id FROM runs WHERE id = ? AND owner = ? AND status = 'running'",
-                               (run_id, self.owner))
-            if found:
-                tx.execute("UPDATE runs SET cancelled_by = ? WHERE id = ? AND owner = ?",
-                           (by, run_id, self.owner))
+            found = tx.execute("UPDATE runs SET cancelled_by = ? WHERE id = ? AND owner = ?"
+                               " AND status = 'running' RETURNING id", (by, run_id, self.owner))
         return bool(found)
 
     def cancelled_by(self, run_id: str) -> str | None:
         rows = self.db.query("SELECT cancelled_by FROM runs WHERE id = ? AND owner = ?", (run_id, self.owner))
         return str(rows[0]["cancelled_by"]) if rows and rows[0]["cancelled_by"] else None
 
-    def finish(self, run_id: str, status: str, detail: dict[str, Any]) -> None:
+    def finish(self, run_id: str, status: str, detail: dict[str, Any]) -> bool:
         """``status``: success, unverified (nothing could confirm the effect),
         partial (stopped after a write), failure or aborted (runner.run); a
-        running run has none yet."""
+        running run has none yet. Whether this call ended it."""
         with self.db.atomic() as tx:  # once: a run that ended (interrupted by a sweep, say) stays as it ended
-            tx.execute(
+            return bool(tx.execute(
                 "UPDATE runs SET status = ?, finished_at = ?, detail = ? WHERE id = ? AND owner = ?"
-                " AND status = 'running'",
+                " AND status = 'running' RETURNING id",
                 (status, self._stamp(), self._seal(run_id, detail), run_id, self.owner),
-            )
+            ))
 
-    def abandon(self, run_id: str, why: str, runner: str | None = None) -> str | None:
+    def abandon(self, run_id: str, why: str, runner: str | None = None, then: str = "") -> str | None:
         """A running run whose process is gone (its daemon or its worker
         killed): ``interrupted`` at the step it reached (the step under way
         marked so), with what it wrote so far (``partial``, as a run that
-        stopped half way reports it), its record otherwise kept. Never run
-        again by itself: a person runs it again. ``runner``: only while that
-        process is still the one recorded as running it. Returns the
-        message, or None when it was not running any more."""
+        stopped half way reports it), its record otherwise kept; ``then``
+        ends its message (what happens next). Run again by a person, or by
+        the run queue's sweep where its owner marked the skill safe to
+        repeat. ``runner``: only while that process is still the one
+        recorded as running it. Returns the message, or None when this call
+        did not end it (it had ended, or another process ended it first)."""
         rows = self.db.query("SELECT * FROM runs WHERE id = ? AND owner = ? AND status = 'running'",
                              (run_id, self.owner))
         if not rows or (runner is not None and rows[0]["runner"] != runner):
@@ -189,9 +186,10 @@ class RunStore:
             described = ", ".join(f"{w.get('method')} {w.get('path')} ({w.get('status') or 'no answer yet'}, "
                                   f"step {w.get('step')})" for w in wrote)
             message += f" — partial change: the app answered {described} before it stopped"
-        self.finish(run_id, "interrupted", {**detail, "steps": steps, "message": message,
-                                            **({"partial": partial} if partial else {})})
-        return message
+        message += then
+        ended = self.finish(run_id, "interrupted", {**detail, "steps": steps, "message": message,
+                                                    **({"partial": partial} if partial else {})})
+        return message if ended else None
 
     def loaded_versions(self, run_id: str) -> dict[str, int] | None:
         """The skills (and versions) a teachd run loaded; None for a run teachd did not keep."""
@@ -236,7 +234,8 @@ class RunStore:
                 "used": detail.get("used") or ([detail["slug"]] if detail.get("slug") else []),
                 "cancelled_by": r.get("cancelled_by"), "queued": r.get("runner") == QUEUED,
                 "gate": detail.get("gate", []),  # each question the gate asked or let through, and how
-                **({"partial": detail["partial"]} if detail.get("partial") else {})}
+                **({"partial": detail["partial"]} if detail.get("partial") else {}),
+                **({"retry_of": detail["retry_of"]} if detail.get("retry_of") else {})}
 
     def of_skill(self, slug: str, limit: int = 50) -> list[dict[str, Any]]:
         """The runs that used the skill ``slug`` names for this person: for its
@@ -294,12 +293,14 @@ class RunStore:
                 left[str(r["slug"])] = int(remaining)
         return given, left
 
-    def outcome_counts(self, slug: str) -> dict[int, dict[str, int]]:
-        """✓/✗ per version of the skill the slug names for this person, whoever clicked."""
+    def outcome_counts(self, slug: str, since: int = 1) -> dict[int, dict[str, int]]:
+        """✓/✗ per version of the skill the slug names for this person, whoever
+        clicked; those of versions before ``since`` summed under version 0."""
         owner, _can = self.skills.access(slug)
         rows = self.db.query(
-            "SELECT version, outcome, COUNT(*) AS n FROM feedback WHERE COALESCE(skill_owner, owner) = ?"
-            " AND slug = ? GROUP BY version, outcome", (owner, slug))
+            "SELECT CASE WHEN version >= ? THEN version ELSE 0 END AS version, outcome, COUNT(*) AS n"
+            " FROM feedback WHERE slug = ? AND COALESCE(skill_owner, owner) = ?"
+            " GROUP BY 1, 2", (since, slug, owner))
         counts: dict[int, dict[str, int]] = {}
         for r in rows:
             counts.setdefault(int(r["version"]), {"success": 0, "failure": 0})[r["outcome"]] = int(r["n"])

@@ -119,6 +119,24 @@ class SkillStore:
         return [self._skill(r, self._version({**r, "created_at": r["version_created_at"]}).content,
                             access[(str(r["owner"]), str(r["slug"]))]) for r in rows]
 
+    def summaries(self, shared: bool = True) -> list[dict[str, Any]]:
+        """``Skill.summary`` of each skill ``all`` lists, in its order, opening
+        only the name and description (remembered, as a manifest's are): a
+        skill's instructions grow a History line at every feedback click, and
+        a list that shows none of them need not decrypt them at every call."""
+        cols = "s.slug, s.owner, s.enabled, s.current_version, s.origin, v.name, v.description"
+        rows, access = self._current(cols, False, shared)
+        out = []
+        for r in rows:
+            owner, slug, version = str(r["owner"]), str(r["slug"]), int(r["current_version"])
+            out.append({"slug": slug,
+                        "name": self.cipher.open_remembered(owner, slug, version, "name", r["name"]),
+                        "description": self.cipher.open_remembered(owner, slug, version, "description",
+                                                                   r["description"]),
+                        "version": version, "enabled": bool(r["enabled"]), "owner": owner,
+                        "access": access[(owner, slug)], "origin": str(r["origin"])})
+        return out
+
     def manifest(self, enabled_only: bool = True, shared: bool = True) -> list[dict[str, str]]:
         """What an agent's list shows of each skill (slug, name, description),
         as ``all`` orders them, reading only those two fields: a session of an
@@ -242,13 +260,17 @@ class SkillStore:
         )
         return [self._version(r) for r in rows]
 
-    def notes(self, slug: str) -> list[dict[str, Any]]:
+    def notes(self, slug: str, newest: int | None = None) -> list[dict[str, Any]]:
         """Each version's number, time and note, oldest first — what the
         version list shows — without opening the versions' contents (a skill
-        with hundreds of feedback lines would decrypt them all, each time)."""
+        with hundreds of feedback lines would decrypt them all, each time);
+        ``newest``: only that many, the last ones."""
         owner, _can = self.access(slug)
+        last = f" DESC LIMIT {int(newest)}" if newest is not None else ""
         rows = self.db.query("SELECT owner, slug, version, created_at, note FROM skill_versions"
-                             " WHERE owner = ? AND slug = ? ORDER BY version", (owner, slug))
+                             f" WHERE owner = ? AND slug = ? ORDER BY version{last}", (owner, slug))
+        if newest is not None:
+            rows.reverse()
         return [{"version": int(r["version"]), "created_at": r["created_at"],
                  "note": self.cipher.open(owner, slug, int(r["version"]), "note", r["note"])} for r in rows]
 
@@ -308,11 +330,10 @@ class SkillStore:
 
     def _append(self, tx: Transaction, owner: str, slug: str,
                 content: SkillContent | Callable[[SkillContent], SkillContent], note: str, now: str) -> int:
-        # Take the skill's row first: on PostgreSQL this row lock queues concurrent
+        # Take the skill's row first, and read it: on PostgreSQL this row lock queues concurrent
         # writers (SQLite's BEGIN IMMEDIATE already has), so versions stay linear.
-        tx.execute("UPDATE skills SET updated_at = updated_at WHERE owner = ? AND slug = ?", (owner, slug))
-        rows = tx.execute("SELECT current_version, trusted_from FROM skills WHERE owner = ? AND slug = ?",
-                          (owner, slug))
+        rows = tx.execute("UPDATE skills SET updated_at = updated_at WHERE owner = ? AND slug = ?"
+                          " RETURNING current_version, trusted_from", (owner, slug))
         if not rows:
             raise NotFound(f"no skill {slug!r}")
         current = int(rows[0]["current_version"])
@@ -401,6 +422,21 @@ class SkillStore:
                 (1 if enabled else 0, self._clock(), self.owner, slug),
             )
             revision.moved(tx, self.owner, slug)
+        return self.get(slug)
+
+    def repeatable(self, slug: str) -> bool:
+        """Whether the skill's owner marked it safe to repeat: a run of it that
+        was interrupted (its worker died) is run again once by itself."""
+        owner, _can = self.access(slug)
+        rows = self.db.query("SELECT repeatable FROM skills WHERE owner = ? AND slug = ?", (owner, slug))
+        return bool(rows and rows[0]["repeatable"])
+
+    def set_repeatable(self, slug: str, on: bool) -> Skill:
+        """Only its owner says a skill's writes are safe to make twice."""
+        self.own(slug)
+        with self.db.atomic() as tx:
+            tx.execute("UPDATE skills SET repeatable = ?, updated_at = ? WHERE owner = ? AND slug = ?",
+                       (1 if on else 0, self._clock(), self.owner, slug))
         return self.get(slug)
 
     def trust(self, slug: str) -> Skill:

@@ -5,13 +5,15 @@ listing slow): while their skills are decrypted, everyone else is answered.
 Decryption (``Cipher.open``) is watched where it happens: a call made on the
 thread running the event loop fails the test, whatever its speed. And a
 listing held open on purpose (the store waits in the middle of it) must not
-stop another person's request from being answered."""
+stop another person's request from being answered. Nor may any route ask the
+store on the event loop at all."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +73,7 @@ def test_one_persons_listing_holds_up_no_one_else(home: Path, monkeypatch: pytes
     alice = (home / "token").read_text().strip()
 
     armed, inside, release = threading.Event(), threading.Event(), threading.Event()
-    listing = SkillStore.all
+    listing = SkillStore.summaries  # what GET /api/skills reads
 
     def held(self: SkillStore, *args: Any, **kwargs: Any) -> Any:
         """Alice's listing stops in the middle until the test lets it go."""
@@ -80,7 +82,7 @@ def test_one_persons_listing_holds_up_no_one_else(home: Path, monkeypatch: pytes
             release.wait(60)
         return listing(self, *args, **kwargs)
 
-    monkeypatch.setattr(SkillStore, "all", held)
+    monkeypatch.setattr(SkillStore, "summaries", held)
     answers: dict[str, Any] = {}
     with TestClient(app, base_url="http://127.0.0.1:8765") as client:
         def ask(who: str, token: str) -> None:
@@ -144,3 +146,59 @@ def test_mcp_listings_and_reads_decrypt_off_the_event_loop(env: dict[str, str], 
     finally:
         server.close()
     assert watched == []
+
+
+SLUG = "expenses"
+# what starts a browser or a recording is left to the tests that run them
+STARTS_SOMETHING = re.compile(r"^(POST /api/runs$|POST /api/runs/\{run_id\}/(again|repair)$|POST /api/teach|"
+                              r"POST /api/skills-from-url$|POST /api/schedules/\{sid:int\}/|.* /mcp$)")
+
+
+def test_no_route_asks_the_store_on_the_event_loop(home: Path) -> None:
+    """A query on the event loop holds up every other request the daemon is
+    answering, for as long as the store takes (on PostgreSQL a round trip, or
+    a wait for a free connection): the soak's GET p99 was made of such
+    waits. Every route of the app (pages, API) is called as another person
+    (whose token the guard looks up in the store); every call of the store
+    made on a thread running an event loop is an offence, named by route."""
+    from teachd.server.app import create_app
+
+    settings = Settings(home=home, owner="alice")
+    store = open_store(settings)
+    store.create(SLUG, SkillContent(name="Expenses", description="File them. Use when.", instructions="# E\n"))
+    bob = UserStore(store.db).add("bob")
+    app = create_app(settings, "127.0.0.1", 8765)
+    offences: list[str] = []
+    now: list[str] = [""]
+    with TestClient(app, base_url="http://127.0.0.1:8765", raise_server_exceptions=False) as client:
+        owner = (home / "token").read_text().strip()
+        client.post(f"/api/skills/{SLUG}/grants", json={"with": "bob", "can": "edit"},
+                    headers={"Authorization": f"Bearer {owner}"})
+        db = app.state.daemon.store.db
+
+        def watched(call: Callable[..., Any]) -> Callable[..., Any]:
+            def checked(*args: Any, **kwargs: Any) -> Any:
+                if _on_a_loop():
+                    offences.append(now[0])
+                return call(*args, **kwargs)
+            return checked
+
+        db.query, db.atomic = watched(db.query), watched(db.atomic)
+        routes = sorted({(m, r.path) for r in app.routes for m in getattr(r, "methods", None) or ()
+                         if m != "HEAD"})
+        called = []
+        for method, path in routes:
+            if STARTS_SOMETHING.match(f"{method} {path}"):
+                continue
+            url = re.sub(r"\{[^}]+\}", lambda m: {"{slug}": SLUG, "{path:path}": "references/a.md",
+                                                   "{sid:int}": "1", "{pid:int}": "1", "{rid:int}": "1",
+                                                   "{n:int}": "1"}.get(m.group(0), "x"), path)
+            now[0] = f"{method} {path}"
+            r = client.request(method, url, json={"text": "a\n", "on": True, "slug": SLUG, "outcome": "success"},
+                               headers={"Authorization": f"Bearer {bob}"})
+            assert r.status_code < 500, (method, url, r.text[:300])
+            called.append(now[0])
+        now[0] = "GET /login?token= (a person's)"
+        assert client.get(f"/login?token={bob}").status_code == 200
+    assert len(called) > 40, called  # the schema's routes were called, not a handful
+    assert not offences, "; ".join(sorted(set(offences)))

@@ -76,5 +76,5 @@ async def rule_revoke(request: Request) -> JSONResponse:
     responses:
       200: {description: revoked}
     """
-    daemon(request).rules.revoke(request.path_params["rid"])
+    await run_in_threadpool(daemon(request).rules.revoke, request.path_params["rid"])
     return JSONResponse({"revoked": request.path_params["rid"]})

@@ -66,9 +66,9 @@ async def runs_list(request: Request) -> JSONResponse:
       200: {description: runs}
     """
     d = daemon(request)
-    out = [{**r, "feedback": d.runs.feedback_given(r["run_id"]),
-            "feedback_open": feedback_refused(r) is None} for r in d.runs.recent()]
-    return JSONResponse(out)
+    return JSONResponse(await run_in_threadpool(lambda: [
+        {**r, "feedback": d.runs.feedback_given(r["run_id"]), "feedback_open": feedback_refused(r) is None}
+        for r in d.runs.recent()]))
 
 
 async def workers_list(request: Request) -> JSONResponse:
@@ -225,9 +225,13 @@ async def run_feedback(request: Request) -> JSONResponse:
     d = daemon(request)
     run_id = request.path_params["run_id"]
     note = text_field(data, "note")
-    given = await run_in_threadpool(give_feedback, d.runs, run_id, slug, str(outcome), note)
-    return JSONResponse({**given.skill.summary(), "feedback": d.runs.feedback_given(run_id),
-                         "recorded": given.recorded, "undo_seconds": UNDO_SECONDS})
+
+    def give() -> dict[str, Any]:  # the store's reads and writes: off the event loop
+        given = give_feedback(d.runs, run_id, slug, str(outcome), note)
+        return {**given.skill.summary(), "feedback": d.runs.feedback_given(run_id),
+                "recorded": given.recorded, "undo_seconds": UNDO_SECONDS}
+
+    return JSONResponse(await run_in_threadpool(give))
 
 
 async def run_feedback_undo(request: Request) -> JSONResponse:
@@ -239,8 +243,12 @@ async def run_feedback_undo(request: Request) -> JSONResponse:
     """
     d = daemon(request)
     run_id, slug = request.path_params["run_id"], request.path_params["slug"]
-    skill = await run_in_threadpool(undo_feedback, d.runs, run_id, slug)
-    return JSONResponse({**skill.summary(), "feedback": d.runs.feedback_given(run_id)})
+
+    def undo() -> dict[str, Any]:
+        skill = undo_feedback(d.runs, run_id, slug)
+        return {**skill.summary(), "feedback": d.runs.feedback_given(run_id)}
+
+    return JSONResponse(await run_in_threadpool(undo))
 
 
 async def waiting(request: Request) -> JSONResponse:

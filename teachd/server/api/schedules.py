@@ -56,12 +56,16 @@ async def schedule_add(request: Request) -> JSONResponse:
     if isinstance(timeout, bool) or not isinstance(timeout, int | float):
         raise BadInput("timeout is a number of seconds")
     d = daemon(request)
-    spec = spec_from(text_field(data, "slug") or "", cron=text_field(data, "cron"),
-                     every=text_field(data, "every"), params=params, profile=text_field(data, "profile"),
-                     check=bool(data.get("check")), timeout=timeout,
-                     profiles=profile_names(d.settings, d.store),
-                     start_url=text_field(data, "start_url") or None)
-    sid = ScheduleStore(d.store).add(spec)
+
+    def add() -> int:
+        spec = spec_from(text_field(data, "slug") or "", cron=text_field(data, "cron"),
+                         every=text_field(data, "every"), params=params, profile=text_field(data, "profile"),
+                         check=bool(data.get("check")), timeout=timeout,
+                         profiles=profile_names(d.settings, d.store),
+                         start_url=text_field(data, "start_url") or None)
+        return ScheduleStore(d.store).add(spec)
+
+    sid = await run_in_threadpool(add)
     d.schedules.sync_soon()
     return JSONResponse({"id": sid})
 
@@ -94,6 +98,6 @@ async def schedule_remove(request: Request) -> JSONResponse:
       200: {description: removed}
     """
     d = daemon(request)
-    ScheduleStore(d.store).remove(request.path_params["sid"])
+    await run_in_threadpool(ScheduleStore(d.store).remove, request.path_params["sid"])
     d.schedules.sync_soon()
     return JSONResponse({"removed": True})

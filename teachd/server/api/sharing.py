@@ -42,8 +42,8 @@ async def grant_add(request: Request) -> JSONResponse:
     """
     data = await body(request)
     d = daemon(request)
-    grants = GrantStore(d.store).share(request.path_params["slug"], text_field(data, "with") or "",
-                                       text_field(data, "can") or "use")
+    grants = await run_in_threadpool(GrantStore(d.store).share, request.path_params["slug"],
+                                     text_field(data, "with") or "", text_field(data, "can") or "use")
     return JSONResponse(grants)
 
 
@@ -55,7 +55,7 @@ async def grant_remove(request: Request) -> JSONResponse:
     """
     d = daemon(request)
     slug, grantee = request.path_params["slug"], request.path_params["grantee"]
-    return JSONResponse(GrantStore(d.store).unshare(slug, grantee))
+    return JSONResponse(await run_in_threadpool(GrantStore(d.store).unshare, slug, grantee))
 
 
 async def people(request: Request) -> JSONResponse:
@@ -65,5 +65,9 @@ async def people(request: Request) -> JSONResponse:
       200: {description: "`me`, `users` (active names) and `groups`"}
     """
     d = daemon(request)
-    users = [u["name"] for u in UserStore(d.store.db).all() if not u["revoked_at"]]
-    return JSONResponse({"me": d.user, "users": users, "groups": sorted(GroupStore(d.store.db).all())})
+
+    def listed() -> dict[str, Any]:
+        users = [u["name"] for u in UserStore(d.store.db).all() if not u["revoked_at"]]
+        return {"me": d.user, "users": users, "groups": sorted(GroupStore(d.store.db).all())}
+
+    return JSONResponse(await run_in_threadpool(listed))

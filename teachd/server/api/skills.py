@@ -1,6 +1,6 @@
 """Skills as a whole over HTTP: list, show, create (from a starter template
-or none), enable or disable, load as a run does, delete, and the manifest a
-run may load from. ``skill_view`` — one skill as the API and the skill page
+or none), enable or disable, mark safe to repeat, load as a run does, delete,
+and the manifest a run may load from. ``skill_view`` — one skill as the API and the skill page
 show it — is here, for every module that answers with a skill."""
 
 from __future__ import annotations
@@ -18,15 +18,25 @@ from teachd.server.state import Daemon
 from teachd.store.grants import GrantStore
 from teachd.store.schedules import ScheduleStore
 
+VERSIONS_SHOWN = 50  # the newest versions a skill's view lists; ?versions=all lists every one
 
-def skill_view(d: Daemon, skill: Skill) -> dict[str, Any]:
-    counts = d.runs.outcome_counts(skill.slug)
+
+def skill_view(d: Daemon, skill: Skill, all_versions: bool = False) -> dict[str, Any]:
+    """``versions``: the newest ``VERSIONS_SHOWN`` (every one with
+    ``all_versions``), oldest first, with their ✓/✗; ``outcomes``: the
+    ✓/✗ of all of them. A skill gains a version at each feedback click, so
+    a view of every one would grow with every run it was used in."""
+    first = 1 if all_versions else max(1, skill.current_version - VERSIONS_SHOWN + 1)  # numbered 1 to current
+    counts = d.runs.outcome_counts(skill.slug, since=first)
     versions = [{**v, **counts.get(v["version"], {"success": 0, "failure": 0})}
-                for v in d.store.notes(skill.slug)]
+                for v in d.store.notes(skill.slug, None if all_versions else VERSIONS_SHOWN)]
+    outcomes = {k: sum(c[k] for c in counts.values()) for k in ("success", "failure")}
     c = skill.current
     shared = GrantStore(d.store).of(skill.slug) if skill.access == "own" else []
     return {**skill.summary(), "description": c.description, "instructions": c.instructions,
             "files": c.files, "approval": c.approval.to_dict(), "metadata": c.metadata, "versions": versions,
+            "versions_total": skill.current_version, "outcomes": outcomes,
+            "repeatable": d.store.repeatable(skill.slug),
             "health": ScheduleStore(d.store).health().get(skill.slug), "shared_with": shared,
             **run_form(c.files)}
 
@@ -61,22 +71,23 @@ async def skills_list(request: Request) -> JSONResponse:
     """
     d = daemon(request)
 
-    def listed() -> list[dict[str, Any]]:  # decrypts every skill of theirs: off the event loop
+    def listed() -> list[dict[str, Any]]:  # opens every skill's name: off the event loop
         health = ScheduleStore(d.store).health()
-        return [{**s.summary(), "health": health.get(s.slug)} for s in d.store.all(shared=True)]
+        return [{**s, "health": health.get(s["slug"])} for s in d.store.summaries(shared=True)]
 
     return JSONResponse(await run_in_threadpool(listed))
 
 
 async def skill_show(request: Request) -> JSONResponse:
     """
-    summary: A skill with its files, approval and versions (with ✓/✗ counts)
+    summary: A skill with its files, approval and newest 50 versions (`?versions=all` for all) with ✓/✗ counts
     responses:
       200: {description: the skill}
       404: {description: no such skill}
     """
     d, slug = daemon(request), request.path_params["slug"]
-    return JSONResponse(await run_in_threadpool(lambda: skill_view(d, d.store.get(slug))))
+    every = request.query_params.get("versions") == "all"
+    return JSONResponse(await run_in_threadpool(lambda: skill_view(d, d.store.get(slug), every)))
 
 
 async def skill_enable(request: Request) -> JSONResponse:
@@ -88,6 +99,20 @@ async def skill_enable(request: Request) -> JSONResponse:
     data = await body(request)
     d, slug, on = daemon(request), request.path_params["slug"], bool(data.get("on"))
     return JSONResponse(await run_in_threadpool(lambda: d.store.set_enabled(slug, on).summary()))
+
+
+async def skill_repeatable(request: Request) -> JSONResponse:
+    """
+    summary: Mark a skill safe to repeat (`on`), or not; its owner only
+    description: A run of a skill marked safe to repeat that is interrupted (its worker died) is run
+      again once by itself, on the run queue; any other interrupted run waits for a person's *Run again*.
+    responses:
+      200: {description: the skill}
+      403: {description: not your skill}
+    """
+    data = await body(request)
+    d, slug, on = daemon(request), request.path_params["slug"], bool(data.get("on"))
+    return JSONResponse(await run_in_threadpool(lambda: skill_view(d, d.store.set_repeatable(slug, on))))
 
 
 async def skill_create(request: Request) -> JSONResponse:

@@ -69,6 +69,8 @@ on('add-file', (b) => act(() => api('PUT', `${base}/files/${segs($('new-path').v
   {text: $('new-text').value}), reload, b));
 for (const b of document.querySelectorAll('[data-restore]')) b.addEventListener('click', () => act(() =>
   api('POST', `${base}/restore`, {version: Number(b.dataset.restore)}), reload, b));
+if ($('repeatable')) $('repeatable').addEventListener('change', (e) => act(() =>
+  api('PUT', `${base}/repeatable`, {on: e.target.checked}), reload, e.target));
 on('delete', (b) => {
   if (confirm('Delete ' + SLUG + ' and all its versions?'))
     act(() => api('DELETE', base), () => { location.href = '/skills'; }, b);
