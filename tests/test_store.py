@@ -219,6 +219,55 @@ def _click(home: str, db_url: str | None, run_id: str, outcome: str) -> None:
                   outcome)
 
 
+def test_questions_asked_at_the_same_moment_each_keep_their_own_words_and_the_first_answer_wins(
+        store: SkillStore) -> None:
+    """On both engines, with a process's transactions side by side (on
+    PostgreSQL, several connections): twelve runs asking at once each find
+    their own question under their own id, and two answers to one question
+    at once settle it once."""
+    import threading
+
+    from teachd.store.approvals import ApprovalQueue
+
+    asks = ApprovalQueue(store, timeout=30)
+    start = threading.Barrier(12)
+    answers: dict[str, str] = {}
+
+    def ask(n: int) -> None:
+        start.wait()
+        answers[f"run-{n}"] = asks.wait(f"run-{n}", {"tool": "computer_act", "n": n})
+
+    threads = [threading.Thread(target=ask, args=(n,)) for n in range(12)]
+    for t in threads:
+        t.start()
+    pending: list[dict[str, Any]] = []
+    for _ in range(200):
+        pending = asks.pending()
+        if len(pending) == 12:
+            break
+        threading.Event().wait(0.05)
+    assert sorted((p["run_id"], p["n"]) for p in pending) == sorted((f"run-{n}", n) for n in range(12))
+    settled: list[bool] = []
+
+    def answer(pid: int, word: str) -> None:
+        try:
+            asks.answer(pid, word)
+            settled.append(True)
+        except NotFound:  # answered already
+            settled.append(False)
+
+    for p in pending:
+        both = [threading.Thread(target=answer, args=(p["id"], word)) for word in ("once", "deny")]
+        for t in both:
+            t.start()
+        for t in both:
+            t.join(10)
+    for t in threads:
+        t.join(30)
+    assert settled.count(True) == 12 and settled.count(False) == 12  # one answer each, the other refused
+    assert len(answers) == 12 and set(answers.values()) <= {"once", "deny"} and asks.pending() == []
+
+
 def test_twenty_concurrent_feedback_clicks_make_twenty_versions(store: SkillStore, settings: Settings) -> None:
     from teachd.store.runs import RunStore
 

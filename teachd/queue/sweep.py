@@ -37,6 +37,7 @@ from teachd.queue.jobs import DESK, SECRETS, RunJob, queue_for, secrets_of
 from teachd.queue.submit import live_capabilities, queue_run
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.runs import QUEUED, RunStore
+from teachd.store.schedules import ScheduleStore
 from teachd.store.skills import SkillStore
 from teachd.store.workers import WorkerStore
 
@@ -107,8 +108,8 @@ def _interrupt(store: SkillStore, args: dict[str, Any], runner: str,
     runs = RunStore(person)
     name = worker["name"] if worker is not None else (runner.split(":", 1)[0] or "its worker")
     why = f"its worker ({name}) stopped answering: killed, or its machine lost"
-    runs.cancel(run_id, "the run queue")  # a worker alive after all stops at its next step
     again = _again(person, runs, args) if queue is not None else None
+    runs.cancel(run_id, "the run queue")  # a worker alive after all stops at its next step
     then = f" — run again by itself as {again.run_id} (its skill is marked safe to repeat)" if again else ""
     message = runs.abandon(run_id, why, then=then)
     if message is None:  # ended already, or by another daemon's sweep: that one queues it again
@@ -121,6 +122,7 @@ def _interrupt(store: SkillStore, args: dict[str, Any], runner: str,
             queue_run(queue, runs, again.slug, again.params, origin=again.origin, timeout=again.timeout,
                       start_url=again.start_url, profile=again.profile, schedule=again.schedule,
                       fired_at=again.fired_at, run_id=again.run_id, retry_of=run_id)
+            ScheduleStore(person).follow(run_id, again.run_id, f"{message} — waiting in the run queue")
         except Exception as exc:  # said in the log; the interrupted run's page offers Run again
             log.warning("run %s could not be queued again (%s)", run_id, first_line(exc))
     return run_id
@@ -128,11 +130,21 @@ def _interrupt(store: SkillStore, args: dict[str, Any], runner: str,
 
 def _again(person: SkillStore, runs: RunStore, args: dict[str, Any]) -> RunJob | None:
     """The run to queue again by itself in place of the interrupted one: a
-    replay (not a health check) of a skill its owner marked safe to repeat,
-    itself not already a repeat (once, never a loop); else None."""
+    replay (not a health check) of a skill its owner marked safe to repeat
+    (and that its person may still load), itself not a repeat (once, never a
+    loop), that nobody cancelled, whose record still says what it was asked
+    to do; else None — the run is ended all the same."""
     run_id = str(args.get("run_id"))
-    job = RunJob.from_args(args, runs.detail_of(run_id).get("job"))
-    if job.kind != "replay" or job.retry_of or not person.repeatable(job.slug):
+    try:
+        detail = runs.detail_of(run_id)
+        if detail.get("job") is None or runs.cancelled_by(run_id) is not None:
+            return None
+        job = RunJob.from_args(args, detail["job"])
+        if job.kind != "replay" or job.retry_of or not person.repeatable(job.slug):
+            return None
+        person.load(job.slug)  # deleted, unshared or disabled since: not run again
+    except Exception as exc:  # noqa: BLE001 — whatever stops a repeat, the interrupted run still ends
+        log.info("run %s is not run again by itself (%s)", run_id, first_line(exc))
         return None
     return replace(job, run_id=runs.new_run_id(), retry_of=run_id)
 

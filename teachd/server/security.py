@@ -37,6 +37,7 @@ import hmac
 import os
 import re
 import secrets
+import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
@@ -105,6 +106,7 @@ class Sessions:
         self._token, self.owner, self.who = token, owner, who
         self.cookie, self.idle, self.lifetime, self._clock = cookie, idle, lifetime, clock
         self._ids: dict[str, _Session] = {}
+        self._lock = threading.Lock()
         self._key = secrets.token_bytes(32)
 
     @property
@@ -123,10 +125,11 @@ class Sessions:
         """A new session, for someone who proved they hold ``token`` (None: the
         printed login code, which is the daemon's owner)."""
         now = self._clock()
-        for old in [s for s, v in self._ids.items() if not self._alive(v, now)]:
-            del self._ids[old]  # ended sessions do not pile up
         sid = secrets.token_urlsafe(32)
-        self._ids[sid] = _Session(self._token if token is None else token, now, now)
+        with self._lock:  # the guard's worker threads read and end sessions meanwhile
+            for old in [s for s, v in self._ids.items() if not self._alive(v, now)]:
+                del self._ids[old]  # ended sessions do not pile up
+            self._ids[sid] = _Session(self._token if token is None else token, now, now)
         return sid
 
     def _alive(self, s: _Session, now: float) -> bool:
@@ -134,26 +137,27 @@ class Sessions:
 
     def session_user(self, sid: str | None) -> str | None:
         """The person of a live session."""
-        s = self._ids.get(sid or "")
-        if s is None:
-            return None
-        if not self._alive(s, self._clock()):
-            self._ids.pop(sid or "", None)
-            return None
-        return self.user_of(s.token)
+        with self._lock:
+            s = self._ids.get(sid or "")
+            if s is not None and not self._alive(s, self._clock()):
+                self._ids.pop(sid or "", None)
+                s = None
+        return self.user_of(s.token) if s is not None else None
 
     def touch(self, sid: str | None) -> None:
         """The session was just used (by a person ``session_user`` found)."""
-        s = self._ids.get(sid or "")
-        if s is not None:
-            s.seen = self._clock()
+        with self._lock:
+            s = self._ids.get(sid or "")
+            if s is not None:
+                s.seen = self._clock()
 
     def valid(self, sid: str | None) -> bool:
         return self.session_user(sid) is not None
 
     def close(self, sid: str | None) -> None:
         """Logout: the session ends now."""
-        self._ids.pop(sid or "", None)
+        with self._lock:
+            self._ids.pop(sid or "", None)
 
     def csrf(self, sid: str) -> str:
         """The session's page key (and CSRF token)."""

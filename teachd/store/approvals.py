@@ -160,10 +160,9 @@ class ApprovalQueue:
     def _put(self, run_id: str, request: Mapping[str, Any]) -> int:
         text = json.dumps(dict(request), sort_keys=True)
         with self.db.atomic() as tx:
-            tx.execute("INSERT INTO pending_approvals (owner, run_id, created_at, request)"
-                       " VALUES (?, ?, ?, ?)", (self.owner, run_id, self._clock(), b""))
-            pid = int(tx.execute("SELECT MAX(id) AS id FROM pending_approvals WHERE owner = ?",
-                                 (self.owner,))[0]["id"])
+            pid = int(tx.execute("INSERT INTO pending_approvals (owner, run_id, created_at, request)"
+                                 " VALUES (?, ?, ?, ?) RETURNING id",
+                                 (self.owner, run_id, self._clock(), b""))[0]["id"])  # its own, not the last
             tx.execute("UPDATE pending_approvals SET request = ? WHERE id = ?",
                        (self.store.cipher.seal(self.owner, f"approval:{pid}", 0, "request", text), pid))
         return pid

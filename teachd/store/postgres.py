@@ -59,6 +59,22 @@ def _connect(url: str) -> psycopg.Connection[Any]:
         raise _gone(exc) from None
 
 
+def _clash(exc: psycopg.Error) -> bool:
+    """Another transaction took or made the same rows at the same moment:
+    PostgreSQL rolled this one back (a deadlock, a serialization failure:
+    SQLSTATE class 40) or refused its row (unique, foreign key). Any other
+    refused row (not null, a check) is a fault, never a "try again"."""
+    state = exc.sqlstate or ""
+    return state.startswith("40") or state in ("23505", "23503")
+
+
+def _lost(exc: Exception) -> bool:
+    """The connection itself is gone (no answer at all, a closed socket, the
+    server shutting down), as opposed to a statement the server refused."""
+    state = getattr(exc, "sqlstate", None) or ""
+    return isinstance(exc, psycopg.InterfaceError) or not state or state.startswith(("08", "57P"))
+
+
 class _PgTx:
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self._conn = conn
@@ -144,29 +160,31 @@ class PostgresDatabase:
                         yield _PgTx(conn)
                 finally:
                     self._tx.conn = None
-        except (psycopg.errors.TransactionRollback, psycopg.IntegrityError) as exc:
-            # another request took or made the same rows at the same moment (PostgreSQL's deadlock
-            # check, a unique row): the whole transaction was rolled back
-            raise Conflict(f"the store changed at the same moment ({first_line(exc)}): nothing was saved; "
-                           "try again") from None
-        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
-            raise self._gone(exc) from None
+        except psycopg.Error as exc:
+            if _clash(exc):
+                raise Conflict(f"the store changed at the same moment ({first_line(exc)}): "
+                               "nothing was saved; try again") from None
+            if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+                raise self._gone(exc) from None
+            raise
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         mine: psycopg.Connection[Any] | None = getattr(self._tx, "conn", None)
+        if mine is not None:  # in this thread's transaction: on its connection (``atomic`` tells failures)
+            return _PgTx(mine).execute(sql, params)
         try:
-            if mine is not None:  # inside this thread's transaction: on its connection
-                return _PgTx(mine).execute(sql, params)
             with self._readers.lent() as conn:
                 return _PgTx(conn).execute(sql, params)
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             raise self._gone(exc) from None
 
     def _gone(self, exc: Exception) -> Unavailable:
-        """The server went away: the idle connections went with it, so the
-        next call connects anew instead of finding each of them broken."""
-        self._readers.close()
-        self._writers.close()
+        """The store did not answer. Where the connection itself was lost (the
+        server went away) the idle ones went with it: dropped, so the next
+        call connects anew instead of finding each of them broken."""
+        if _lost(exc):
+            self._readers.close()
+            self._writers.close()
         return _gone(exc)
 
     def migrate(self, migrations: Sequence[tuple[str, str]]) -> list[str]:

@@ -44,13 +44,12 @@ class ScheduleStore:
             raise BadInput(f"unknown parameter(s) {', '.join(unknown)}; "
                            f"this skill takes: {', '.join(proc.parameters) or 'none'}")
         with self.db.atomic() as tx:
-            tx.execute(
+            found = tx.execute(
                 "INSERT INTO schedules (owner, slug, kind, cron, every_s, params, profile, timeout_s,"
-                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (self.owner, spec.slug, spec.kind, spec.cron, spec.every_s, b"", spec.profile, spec.timeout_s,
                  self._clock()))
-            found = tx.execute("SELECT MAX(id) AS id FROM schedules WHERE owner = ?", (self.owner,))
-            sid = int(found[0]["id"])
+            sid = int(found[0]["id"])  # its own row's, not the newest of another add at the same moment
             tx.execute("UPDATE schedules SET params = ?, start_url = ? WHERE id = ?",
                        (self._seal(sid, spec.params), spec.start_url, sid))
         return sid
@@ -90,6 +89,13 @@ class ScheduleStore:
         with self.db.atomic() as tx:
             tx.execute("UPDATE schedules SET last_outcome = ?, last_note = ? WHERE owner = ?"
                        " AND last_run_id = ?", (outcome, note, self.owner, run_id))
+
+    def follow(self, run_id: str, repeat_id: str, note: str) -> None:
+        """A firing's run was interrupted and is run again by itself
+        (queue.sweep): the schedule's last firing is now the repeat, queued."""
+        with self.db.atomic() as tx:
+            tx.execute("UPDATE schedules SET last_run_id = ?, last_outcome = 'queued', last_note = ?"
+                       " WHERE owner = ? AND last_run_id = ?", (repeat_id, note, self.owner, run_id))
 
     # -- health -------------------------------------------------------------
     def set_health(self, slug: str, report: dict[str, Any], summary: str) -> None:

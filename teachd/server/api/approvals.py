@@ -56,7 +56,7 @@ async def approval_answer(request: Request) -> JSONResponse:
         point = (float(x), float(y))  # type: ignore[arg-type]
     elif word not in ANSWERS:
         word = "deny"  # an answer teachd does not know is a no
-    daemon(request).approvals.answer(pid, str(word), point)
+    await run_in_threadpool(daemon(request).approvals.answer, pid, str(word), point)
     return JSONResponse({"id": pid, "answer": word, "allow": word != "deny"})
 
 
@@ -67,7 +67,8 @@ async def rule_add(request: Request) -> JSONResponse:
       200: {description: the rule id}
     """
     tool = text_field(await body(request), "tool") or ""
-    return JSONResponse({"id": daemon(request).rules.allow_always(tool), "tool": tool})
+    rule = await run_in_threadpool(daemon(request).rules.allow_always, tool)
+    return JSONResponse({"id": rule, "tool": tool})
 
 
 async def rule_revoke(request: Request) -> JSONResponse:

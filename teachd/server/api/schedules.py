@@ -81,11 +81,14 @@ async def schedule_change(request: Request) -> JSONResponse:
     sid, action = request.path_params["sid"], request.path_params["action"]
     store = ScheduleStore(d.store)
     if action in ("pause", "resume"):
-        store.set_paused(sid, action == "pause")
+        await run_in_threadpool(store.set_paused, sid, action == "pause")
         d.schedules.sync_soon()
     elif action == "run":
-        store.get(sid)
-        d.schedules.run_now(sid)
+        def run_now() -> None:
+            store.get(sid)  # 404 for a schedule of someone else's
+            d.schedules.run_now(sid)
+
+        await run_in_threadpool(run_now)
     else:
         raise NotFound(f"no action {action!r}: pause, resume or run")
     return JSONResponse({"id": sid, "done": action})
