@@ -100,7 +100,8 @@ def render(request: Request, name: str, context: dict[str, Any], *, active: str 
 async def page(request: Request, name: str, context: dict[str, Any], **kw: Any) -> HTMLResponse:
     """``render`` for a person's page: what waits for them (the count in the
     navigation) read from the store in a worker thread, off the event loop."""
-    if request.scope.get("state", {}).get("user") is not None:
+    partial = request.query_params.get("part") in (kw.get("part") or {})  # a redraw shows no navigation
+    if request.scope.get("state", {}).get("user") is not None and not partial:
         context = {**context, "waiting": await run_in_threadpool(_waiting, daemon(request))}
     return render(request, name, context, **kw)
 
