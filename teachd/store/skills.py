@@ -126,16 +126,9 @@ class SkillStore:
         a list that shows none of them need not decrypt them at every call."""
         cols = "s.slug, s.owner, s.enabled, s.current_version, s.origin, v.name, v.description"
         rows, access = self._current(cols, False, shared)
-        out = []
-        for r in rows:
-            owner, slug, version = str(r["owner"]), str(r["slug"]), int(r["current_version"])
-            out.append({"slug": slug,
-                        "name": self.cipher.open_remembered(owner, slug, version, "name", r["name"]),
-                        "description": self.cipher.open_remembered(owner, slug, version, "description",
-                                                                   r["description"]),
-                        "version": version, "enabled": bool(r["enabled"]), "owner": owner,
-                        "access": access[(owner, slug)], "origin": str(r["origin"])})
-        return out
+        return [{**self._listed_entry(r), "version": int(r["current_version"]), "enabled": bool(r["enabled"]),
+                 "owner": str(r["owner"]), "access": access[(str(r["owner"]), str(r["slug"]))],
+                 "origin": str(r["origin"])} for r in rows]
 
     def manifest(self, enabled_only: bool = True, shared: bool = True) -> list[dict[str, str]]:
         """What an agent's list shows of each skill (slug, name, description),
@@ -260,17 +253,15 @@ class SkillStore:
         )
         return [self._version(r) for r in rows]
 
-    def notes(self, slug: str, newest: int | None = None) -> list[dict[str, Any]]:
-        """Each version's number, time and note, oldest first — what the
-        version list shows — without opening the versions' contents (a skill
-        with hundreds of feedback lines would decrypt them all, each time);
-        ``newest``: only that many, the last ones."""
+    def notes(self, slug: str, since: int = 1) -> list[dict[str, Any]]:
+        """Each version's number, time and note from version ``since`` on,
+        oldest first — what the version list shows — without opening the
+        versions' contents (a skill with hundreds of feedback lines would
+        decrypt them all, each time)."""
         owner, _can = self.access(slug)
-        last = f" DESC LIMIT {int(newest)}" if newest is not None else ""
         rows = self.db.query("SELECT owner, slug, version, created_at, note FROM skill_versions"
-                             f" WHERE owner = ? AND slug = ? ORDER BY version{last}", (owner, slug))
-        if newest is not None:
-            rows.reverse()
+                             " WHERE owner = ? AND slug = ? AND version >= ? ORDER BY version",
+                             (owner, slug, since))
         return [{"version": int(r["version"]), "created_at": r["created_at"],
                  "note": self.cipher.open(owner, slug, int(r["version"]), "note", r["note"])} for r in rows]
 

@@ -29,7 +29,7 @@ def skill_view(d: Daemon, skill: Skill, all_versions: bool = False) -> dict[str,
     first = 1 if all_versions else max(1, skill.current_version - VERSIONS_SHOWN + 1)  # numbered 1 to current
     counts = d.runs.outcome_counts(skill.slug, since=first)
     versions = [{**v, **counts.get(v["version"], {"success": 0, "failure": 0})}
-                for v in d.store.notes(skill.slug, None if all_versions else VERSIONS_SHOWN)]
+                for v in d.store.notes(skill.slug, since=first)]
     outcomes = {k: sum(c[k] for c in counts.values()) for k in ("success", "failure")}
     c = skill.current
     shared = GrantStore(d.store).of(skill.slug) if skill.access == "own" else []
