@@ -71,10 +71,13 @@ class PersonAtTheDaemon(Polling):
         self.seen: list[str] = []
 
     def look(self) -> None:
-        for s in self.api.get("/api/secrets").json()["pending"]:
+        secrets, approvals = self.api.get("/api/secrets"), self.api.get("/api/approvals")
+        if secrets.status_code == 503 or approvals.status_code == 503:  # the store away: as a person, look again
+            return
+        for s in secrets.json()["pending"]:
             self.api.post(f"/api/secrets/{s['id']}", json={"value": self.secrets[s["name"]]})
             self.seen.append(f"secret {s['name']} for {s['skills']}")
-        for p in self.api.get("/api/approvals").json()["pending"]:
+        for p in approvals.json()["pending"]:
             allow = self.answers.pop(0) if self.answers else True
             self.api.post(f"/api/approvals/{p['id']}", json={"allow": allow})
             self.seen.append(f"{'allow' if allow else 'deny'}: {p['action']} | {p['skills']}")

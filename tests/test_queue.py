@@ -289,6 +289,42 @@ def test_a_run_of_a_skill_marked_safe_to_repeat_is_run_again_once_by_itself_afte
     assert sorted(r["run_id"] for r in api.get("/api/runs").json()) == sorted([run_id, again])
 
 
+def test_a_postgresql_outage_longer_than_a_workers_silence_ends_no_run_and_runs_none_twice(
+        taught: tuple[dict[str, str], int], tmp_path: Path, cli_env_runner: Any) -> None:
+    """PostgreSQL goes away for longer than a worker may be silent while a
+    worker's run waits for its person's answer: every heartbeat stops, as a
+    dead worker's would. When it is back, the daemon's sweep must not take
+    the worker for dead, nor the run its question: the person answers, the
+    run goes on to its end, once, and its skill (marked safe to repeat) is
+    not queued a second time. On a cluster of its own: it is stopped."""
+    from tests.postgres import fresh_database, postgres_cluster
+    from tests.test_server import serve
+
+    env, port = taught
+    with postgres_cluster() as cluster:
+        team = team_on(env, fresh_database(cluster, "outage"), tmp_path, cli_env_runner)
+        assert cli_env_runner(team.env, "skills", "repeatable", SLUG).returncode == 0
+        server = serve(team.env, "--slots", "0")
+        try:
+            api = server.api()
+            with SampleApp(password=PASSWORD, port=port) as app:
+                run_id = _run(api, amount="7.00")
+                team.worker("through", "--slots", "1")
+                wait_for(lambda: api.get("/api/approvals").json()["pending"], 120, "the run's question")
+                cluster.stop()
+                time.sleep(STALLED_S + SWEEP_EVERY)  # every heartbeat older than a dead worker's
+                cluster.start()
+                time.sleep(2 * SWEEP_EVERY)  # the sweep looked again, before the worker could beat anew
+                with PersonAtTheDaemon(api, [], {}):
+                    done = run_until(api, run_id, lambda r: r["status"] != "running", 120)
+            assert done["status"] == "success", done
+            assert [r["amount"] for r in app.state.reports] == ["7.00"]
+            assert [r["run_id"] for r in api.get("/api/runs").json()] == [run_id]  # nothing queued again
+        finally:
+            team.stop()
+            server.stop()
+
+
 def test_a_schedules_run_and_health_check_go_on_the_queue_and_a_worker_records_their_outcomes(
         running: Running) -> None:
     """The scheduler only decides when: on the team store its firing is a run

@@ -29,11 +29,14 @@ def worker(app: App, slots: int | None, can: tuple[str, ...], name: str | None, 
     each (with --json, one JSON object a line on stdout: {"worker",
     "said"}). SIGTERM or Ctrl+C drains it: no new run, the runs under way
     finish, then it stops. A worker killed mid-run leaves its run
-    "interrupted at step N" with what it wrote: never run again by itself.
+    "interrupted at step N" with what it wrote: never run again by itself,
+    unless its skill's owner marked it safe to repeat (teachd skills repeatable).
     """
+    from teachd.cli.process import few_malloc_arenas
     from teachd.queue.execute import Executor
     from teachd.queue.worker import QueueWorker, default_slots
 
+    few_malloc_arenas()  # before its slots' threads
     store = app.store
     slots = slots if slots is not None else default_slots()
     def say(line: str) -> None:

@@ -40,6 +40,7 @@ class Skill:
     current: SkillContent
     access: str = "own"  # what the person who opened the store may do: own, edit (shared) or use (shared)
     origin: str = "created"  # provenance, kept by the store (store/origins.py): taught, imported, created
+    repeatable: bool = False  # its owner marked it safe to repeat (store/skills.py set_repeatable)
 
     @property
     def is_taught(self) -> bool:

@@ -8,12 +8,12 @@ goes wrong, the run ends saying so: never left waiting for ever."""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
-from contextlib import suppress
 
 from recorder.errors import first_line
 from teachd.config import Settings
-from teachd.core.errors import as_teachd_error
+from teachd.core.errors import Unavailable, as_teachd_error
 from teachd.core.outcomes import schedule_outcome
 from teachd.queue.jobs import RunJob
 from teachd.runner.on_page import run_on_the_page
@@ -26,6 +26,9 @@ from teachd.store.skills import SkillStore
 from teachd.store.users import UserStore
 
 log = logging.getLogger(__name__)
+
+END_PATIENCE = 600.0  # seconds a worker waits for the store to come back to record a failed run's end
+END_RETRY_S = 2.0
 
 # Where a person's run asks, in a daemon that takes runs itself: that person's Approvals page and
 # secret desk (the daemon's memory: a secret typed there is never queued, never stored).
@@ -47,8 +50,10 @@ class Executor:
     explicit TEACHD_OWNER)."""
 
     def __init__(self, store: SkillStore, settings: Settings, asking: Asking | None = None,
-                 own: str | None = None) -> None:
+                 own: str | None = None, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         self.store, self.settings, self.asking, self.own = store, settings, asking, own
+        self._clock, self._sleep = clock, sleep
 
     def __call__(self, queued: RunJob, job_id: int) -> None:
         person = self.store if queued.owner == self.store.owner else self.store.as_person(queued.owner)
@@ -60,11 +65,30 @@ class Executor:
         except Exception as exc:  # noqa: BLE001 — the run's record says what went wrong, and the job ends
             message = f"the run could not run: {first_line(as_teachd_error(exc) or exc)}"
             log.warning("job %s, run %s: %s", job_id, job.run_id, message)
-            with suppress(Exception):  # the store away: the daemon's sweep ends it later
-                if runs.one(job.run_id)["status"] == "running":
-                    runs.end(job.run_id, "failure", message)
-                ended = runs.one(job.run_id)
-                end_on_schedule(person, job.run_id, ended["status"], ended["message"] or message)
+            self._end_when_reachable(person, runs, job.run_id, message)
+
+    def _end_when_reachable(self, person: SkillStore, runs: RunStore, run_id: str, message: str) -> None:
+        """End the run with ``message``, waiting out a store that is away (a
+        restart, a network cut: the likely reason the run failed at all). Its
+        job stays taken meanwhile and this worker keeps beating, so no sweep
+        ends it for this worker, and no run is left "running" for ever."""
+        deadline = self._clock() + END_PATIENCE
+        while True:
+            try:
+                if runs.one(run_id)["status"] == "running":
+                    runs.end(run_id, "failure", message)
+                ended = runs.one(run_id)
+                end_on_schedule(person, run_id, ended["status"], ended["message"] or message)
+                return
+            except Unavailable:
+                if self._clock() > deadline:
+                    log.warning("run %s: the store stayed away; its end is not recorded (%s)",
+                                run_id, message)
+                    return
+                self._sleep(END_RETRY_S)
+            except Exception as exc:  # noqa: BLE001 — ended meanwhile (a cancel, the sweep): nothing to add
+                log.info("run %s: its end was not recorded (%s)", run_id, first_line(exc))
+                return
 
     def _run(self, job: RunJob, job_id: int, person: SkillStore, runs: RunStore) -> None:
         if not UserStore(self.store.db).known(job.owner):

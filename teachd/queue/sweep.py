@@ -26,6 +26,8 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -46,6 +48,7 @@ log = logging.getLogger(__name__)
 SWEEP_EVERY = 3.0  # seconds between the daemon's looks for dead workers
 STALLED_S = 10.0  # a worker silent this long is taken for dead (it beats every 2 s: queue.worker)
 LOST_AFTER = 60.0  # seconds a waiting run may have no job before it is ended (a submit takes far less)
+GAP_S = 5.0  # a look this much later than due means the store (or this daemon) was away meanwhile
 
 
 def _person(store: SkillStore, owner: str) -> SkillStore:
@@ -170,13 +173,24 @@ def _lost(store: SkillStore) -> list[str]:
 
 
 class Sweeper:
-    """The daemon's thread that sweeps every ``SWEEP_EVERY`` seconds."""
+    """The daemon's thread that sweeps every ``SWEEP_EVERY`` seconds.
+
+    It judges no worker dead before it has itself reached the store without
+    a gap for ``stalled_s``: a worker's heartbeats stop when PostgreSQL is
+    away (restarted, a network cut) as surely as when the worker dies, and
+    a sweep right after the store came back would take every worker for
+    dead — ending runs still under way, and queueing the repeatable ones a
+    second time while the first still runs. So after its own start, after
+    a failed look and after a look that came late (a query that hung), it
+    waits until the workers have had time to beat again."""
 
     def __init__(self, store: SkillStore, queue: RunQueue | None = None,
-                 stalled_s: float = STALLED_S) -> None:
-        self.store, self.queue, self.stalled_s = store, queue, stalled_s
+                 stalled_s: float = STALLED_S, clock: Callable[[], float] = time.monotonic) -> None:
+        self.store, self.queue, self.stalled_s, self._clock = store, queue, stalled_s, clock
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._keep, name="teachd-queue-sweep", daemon=True)
+        self._reached_since = clock()  # since when the store answered every look without a gap
+        self._reached_at = self._reached_since  # its last answer
 
     def start(self) -> None:
         self._thread.start()
@@ -187,7 +201,21 @@ class Sweeper:
 
     def _keep(self) -> None:
         while not self._stop.wait(SWEEP_EVERY):
-            try:
-                sweep(self.store, self.stalled_s, self.queue)
-            except Exception as exc:  # the store away for a moment: the next look tells
-                log.warning("the run queue's sweep failed (%s)", first_line(exc))
+            self.once()
+
+    def once(self) -> list[str]:
+        """One look: the runs it ended (none while the store is newly reached)."""
+        try:
+            self.store.db.query("SELECT 1")
+            now = self._clock()
+            if now - self._reached_at > SWEEP_EVERY + GAP_S:  # this look came late: the store was away
+                self._reached_since = now
+            self._reached_at = now
+            if now - self._reached_since < self.stalled_s + SWEEP_EVERY:
+                return []  # the workers' heartbeats may not have come back yet
+            ended = sweep(self.store, self.stalled_s, self.queue)
+            self._reached_at = self._clock()
+            return ended
+        except Exception as exc:  # the store away for a moment: the next look tells
+            log.warning("the run queue's sweep failed (%s)", first_line(exc))
+            return []

@@ -34,11 +34,12 @@ class AlreadyGiven(Exception):
 class Given:
     """What one piece of feedback did: the skill as it is now, whether this
     call recorded it (False: the run's feedback on it was there already),
-    and the outcome the run now holds for it."""
+    and the outcome the run now holds for it (and for each of its skills)."""
 
     skill: Skill
     recorded: bool
     outcome: str
+    run_holds: dict[str, str]  # slug → outcome: all the run's feedback now, this one's included
 
 
 def give_feedback(runs: RunStore, run_ref: str, slug: str, outcome: str, note: str | None = None,
@@ -63,6 +64,7 @@ def give_feedback(runs: RunStore, run_ref: str, slug: str, outcome: str, note: s
     now = runs.clock()
     date = now.strftime("%Y-%m-%d")
     owner, can = runs.skills.access(slug)  # a shared skill: the click goes on its owner's versions
+    skills = runs.skills.knowing(slug, owner, can)  # the write and the read after it need not ask again
     if can == "use":  # no words of someone who may not edit go into instructions the owner's agents read
         note = None
 
@@ -75,12 +77,13 @@ def give_feedback(runs: RunStore, run_ref: str, slug: str, outcome: str, note: s
         return with_feedback(current, date, outcome, run_ref, note)
 
     try:
-        skill = runs.skills.update(slug, edit, note=f"feedback: {outcome} (run {run_ref})", also=record,
-                                   feedback=True)
+        skill = skills.update(slug, edit, note=f"feedback: {outcome} (run {run_ref})", also=record,
+                              feedback=True)
         recorded = True
     except AlreadyGiven:
-        skill, recorded = runs.skills.get(slug), False
-    return Given(skill, recorded, runs.feedback_given(run_ref).get(slug, outcome))
+        skill, recorded = skills.get(slug), False
+    given = runs.feedback_given(run_ref)
+    return Given(skill, recorded, given.get(slug, outcome), given)
 
 
 UNDO_SECONDS = 60  # a chip's click can be taken back this long

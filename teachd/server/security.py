@@ -117,9 +117,22 @@ class Sessions:
         """The person a token is, or None."""
         if not token:
             return None
-        if hmac.compare_digest(token.encode(), self._token.encode()):
+        if self._owners(token):
             return self.owner
         return self.who(token)
+
+    def _owners(self, token: str) -> bool:
+        return hmac.compare_digest(token.encode(), self._token.encode())
+
+    def asks_the_store(self, header: str | None, sid: str | None) -> bool:
+        """Whether finding who this is means asking the store (``who``): a
+        token, or a session's, that is not the daemon owner's own — which is
+        known here without a read (and needs no worker thread)."""
+        if header and header.startswith("Bearer "):
+            return not self._owners(header[7:].strip())
+        with self._lock:
+            s = self._ids.get(sid or "")
+        return s is not None and not self._owners(s.token)
 
     def open(self, token: str | None = None) -> str:
         """A new session, for someone who proved they hold ``token`` (None: the
@@ -339,6 +352,9 @@ class Guard:
         """Who is asking: the store says (another person's token is looked up
         there: in a thread, never holding up the event loop's other requests)
         — None when it is away, answered 503 (never a traceback)."""
+        if not self.sessions.asks_the_store(header_of(scope, b"authorization"),
+                                            cookie_of(scope, self.sessions.cookie)):
+            return self._caller(scope)
         try:
             return await run_in_threadpool(self._caller, scope)
         except Unavailable as exc:

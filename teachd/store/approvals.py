@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from teachd.core.errors import BadInput, NotFound
+from teachd.core.errors import BadInput, NotFound, Unavailable
 from teachd.store.skills import SkillStore
 
 # a person's word → the row's state
@@ -68,7 +68,10 @@ class ApprovalQueue:
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         try:
             while True:
-                state = self._state(pid)
+                try:
+                    state = self._state(pid)
+                except Unavailable:  # the store away a moment (a restart): the person may still answer
+                    state = "pending"
                 if state != "pending":
                     return self._answered(pid, state)
                 left = deadline - time.monotonic()

@@ -12,6 +12,7 @@ owner, whoever reads or writes it.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -84,6 +85,7 @@ class SkillStore:
         self._clock = clock
         # the last manifest of each kind: (revision, slug → entry, in order)
         self._listed: dict[tuple[bool, bool], _Listing] = {}
+        self._known: dict[str, tuple[str, str]] = {}  # slug → (owner, access), as ``knowing`` was told
         if check_key:
             self._check_key()
 
@@ -114,7 +116,8 @@ class SkillStore:
         manifest of thousands is one round trip, on PostgreSQL too);
         ``shared`` adds those granted to them, their own slugs first."""
         cols = ("s.slug, s.owner, s.enabled, s.current_version, s.created_at, s.updated_at, s.origin, "
-                "v.version, v.created_at AS version_created_at, " + ", ".join(f"v.{f}" for f in _ENCRYPTED))
+                "s.repeatable, v.version, v.created_at AS version_created_at, "
+                + ", ".join(f"v.{f}" for f in _ENCRYPTED))
         rows, access = self._current(cols, enabled_only, shared)
         return [self._skill(r, self._version({**r, "created_at": r["version_created_at"]}).content,
                             access[(str(r["owner"]), str(r["slug"]))]) for r in rows]
@@ -172,14 +175,19 @@ class SkillStore:
                    " AND v.version = s.current_version")
         on = (" AND s.enabled = 1" if enabled_only else "") + (" AND s.slug = ?" if slug is not None else "")
         just = (slug,) if slug is not None else ()
-        rows = self.db.query(f"SELECT {cols} FROM skills s {current} WHERE s.owner = ?{on} ORDER BY s.slug",
-                             (self.owner, *just))
+        own = f"SELECT {cols}, 'own' AS can FROM skills s {current} WHERE s.owner = ?{on}"
+        if shared:  # in the same read: every skill shared with them, with what they may do
+            both = self.db.query(
+                f"{own} UNION ALL SELECT {cols}, g.can FROM skills s JOIN ({REACHING}) g ON g.owner = s.owner"
+                f" AND g.slug = s.slug {current} WHERE 1 = 1{on}",
+                (self.owner, *just, *(self.owner,) * 3, *just))
+        else:
+            both = self.db.query(own, (self.owner, *just))
+        ordered = sorted(both, key=lambda r: (str(r["slug"]), str(r["owner"])))
+        rows = [r for r in ordered if r["can"] == "own"]
         access = {(self.owner, str(r["slug"])): "own" for r in rows}
-        if shared:  # one more query: every skill shared with them, with what they may do
-            theirs = self.db.query(
-                f"SELECT {cols}, g.can FROM skills s JOIN ({REACHING}) g ON g.owner = s.owner"
-                f" AND g.slug = s.slug {current} WHERE 1 = 1{on} ORDER BY s.slug, s.owner",
-                (*(self.owner,) * 3, *just))
+        if shared:
+            theirs = [r for r in ordered if r["can"] != "own"]
             granted = strongest(theirs)
             mine = {str(r["slug"]) for r in rows}
             for r in theirs:
@@ -205,11 +213,27 @@ class SkillStore:
             self.db.query("SELECT 1 FROM skills WHERE owner = ? AND slug = ?", (self.owner, slug))
         )
 
+    def knowing(self, slug: str, owner: str, access: str) -> SkillStore:
+        """This store, told whose skill ``slug`` names for this person and what
+        they may do with it, as ``access`` or ``get`` just found: a view or a
+        click that reads and writes several parts of one skill (its versions,
+        ✓/✗, a new version) asks that once, not once per part. Every other
+        slug is asked as ever."""
+        told = copy.copy(self)
+        told._known = {**self._known, slug: (owner, access)}
+        return told
+
     def access(self, slug: str) -> tuple[str, str]:
         """Whose skill the slug names for this person, and what they may do:
         ``own``, ``edit`` or ``use``."""
+        if slug in self._known:
+            return self._known[slug]
         if self.exists(slug):
             return self.owner, "own"
+        return self._shared(slug)
+
+    def _shared(self, slug: str) -> tuple[str, str]:
+        """The owner and access of a skill shared with this person under ``slug``."""
         granted = sorted(reaching(self.db, self.owner, slug).items())
         if not granted:
             raise NotFound(f"no skill {slug!r}")
@@ -223,8 +247,11 @@ class SkillStore:
             raise PolicyStop(f"skill {slug!r} is {owner}'s: only its owner can do that")
 
     def get(self, slug: str) -> Skill:
-        owner, can = self.access(slug)
+        owner, can = self._known.get(slug, (self.owner, "own"))
         rows = self.db.query("SELECT * FROM skills WHERE owner = ? AND slug = ?", (owner, slug))
+        if not rows and slug not in self._known:  # not their own (one read less when it is): a shared one
+            owner, can = self._shared(slug)
+            rows = self.db.query("SELECT * FROM skills WHERE owner = ? AND slug = ?", (owner, slug))
         if not rows:
             raise NotFound(f"no skill {slug!r}")
         return self._skill(rows[0], None, can)
@@ -537,4 +564,5 @@ class SkillStore:
             current=current,
             access=access,
             origin=str(row["origin"]),
+            repeatable=bool(row["repeatable"]),
         )

@@ -203,5 +203,13 @@ def test_no_route_asks_the_store_on_the_event_loop(home: Path) -> None:
             called.append(now[0])
         now[0] = "GET /login?token= (a person's)"
         assert client.get(f"/login?token={bob}").status_code == 200
+        now[0] = "POST /login (a person's)"
+        assert client.post("/login", content=f"token={bob}", headers={
+            "Origin": "http://127.0.0.1:8765", "Content-Type": "application/x-www-form-urlencoded"}).status_code == 200
+        assert client.cookies, "bob's session began"
+        for page in ("/", "/api/skills", f"/skills/{SLUG}"):  # bob's session, and a header that is no token
+            for headers in ({}, {"Authorization": "Basic Ym9iOng="}, {"Authorization": f"Bearer {owner}x"}):
+                now[0] = f"GET {page} with bob's session and {headers or 'no header'}"
+                assert client.get(page, headers=headers).status_code < 500
     assert len(called) > 40, called  # the schema's routes were called, not a handful
     assert not offences, "; ".join(sorted(set(offences)))

@@ -228,7 +228,7 @@ async def run_feedback(request: Request) -> JSONResponse:
 
     def give() -> dict[str, Any]:  # the store's reads and writes: off the event loop
         given = give_feedback(d.runs, run_id, slug, str(outcome), note)
-        return {**given.skill.summary(), "feedback": d.runs.feedback_given(run_id),
+        return {**given.skill.summary(), "feedback": given.run_holds,
                 "recorded": given.recorded, "undo_seconds": UNDO_SECONDS}
 
     return JSONResponse(await run_in_threadpool(give))
