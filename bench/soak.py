@@ -65,6 +65,7 @@ class Tally:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.ms: dict[str, list[float]] = collections.defaultdict(list)
+        self.at: dict[str, list[float]] = collections.defaultdict(list)  # when each call began (monotonic)
         self.errors: dict[str, int] = collections.Counter()
         self.acked: dict[tuple[str, str], int] = collections.Counter()  # (person, slug) → new versions
         self.notes: list[str] = []
@@ -81,10 +82,25 @@ class Tally:
             return None
         with self.lock:
             self.ms[route].append((time.perf_counter() - t) * 1000)
+            self.at[route].append(t)
             if r.status_code >= 500:
                 self.errors[route] += 1
                 self.notes.append(f"{route}: {r.status_code} {r.text[:120]}")
         return r
+
+
+def print_by_minute(tally: Tally, route: str) -> None:
+    """The route's calls, p50 and p99 minute by minute: whether the daemon
+    slows as the store grows (thousands of versions and clicks a skill)."""
+    if not tally.at[route]:
+        return
+    first = min(tally.at[route])
+    minutes: dict[int, list[float]] = collections.defaultdict(list)
+    for began, ms in zip(tally.at[route], tally.ms[route], strict=True):
+        minutes[int((began - first) // 60)].append(ms)
+    print(f"\n{route}, minute by minute: " + "; ".join(
+        f"{m}: {len(v)} calls, p50 {statistics.median(v):.0f}, p99 {sorted(v)[int(len(v) * 0.99)]:.0f}"
+        for m, v in sorted(minutes.items())))
 
 
 def rss_kb(pid: int) -> int:
@@ -291,6 +307,7 @@ def main() -> int:
         p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
         p50 = statistics.median(times)
         print(f"{route:<38} {len(times):>7} {p50:>8.1f} {p99:>8.1f} {tally.errors[route]:>5}")
+    print_by_minute(tally, "GET /api/skills")
     print(f"\nminutes {args.minutes:g}, API clients {args.clients}, people {len(PEOPLE)}, "
           f"MCP sessions {sum(sessions_done)}, schedules 2 (every 1m, health checks; outcomes {checks})")
     print(f"replays put on the run queue: {len(replays)}, taken by {args.workers or 'the daemon'} "

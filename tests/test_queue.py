@@ -25,7 +25,7 @@ import pytest
 from teachd.config import Settings
 from teachd.demo.sampleapp import SampleApp
 from teachd.queue.app import RunQueue
-from teachd.queue.jobs import DESKTOP, PER_PERSON, RunJob, queues_for
+from teachd.queue.jobs import DESKTOP, PER_PERSON, RunJob, queues_for, skill_lanes
 from teachd.queue.sweep import STALLED_S, SWEEP_EVERY
 from teachd.store import open_store
 from teachd.store.runs import RunStore
@@ -60,6 +60,38 @@ def test_another_persons_first_run_goes_before_someones_many_and_each_person_kee
         assert taken == ["alice-0", "bob-0", "alice-1", "alice-2", None, None], taken
         assert (_fetch(queue, [DESKTOP]) or {}).get("run_id") == "carol-desk"
         assert queue.depth() == {"waiting": 2, "running": 5}
+    finally:
+        queue.close()
+
+
+def test_a_skill_limited_to_one_at_once_runs_one_at_a_time_whoever_queued_it(postgres_url: str) -> None:
+    """procrastinate's own fetch, as a worker with free slots asks it: the
+    limited skill's second run (alice's) and bob's run of it wait while its
+    first runs; alice's other skill goes meanwhile; when the first ends, the
+    next of the skill goes, in the order they were queued."""
+    from teachd.store.postgres import PostgresDatabase
+
+    db = PostgresDatabase(postgres_url)
+    queue = RunQueue(postgres_url, db)
+    one = skill_lanes("alice", "taught-x", 1)
+    try:
+        queue.submit(RunJob("alice-x-0", "alice", "taught-x"), limited=one)
+        queue.submit(RunJob("alice-x-1", "alice", "taught-x"), limited=one)
+        queue.submit(RunJob("bob-x", "bob", "taught-x"), limited=one)  # shared with him: the same skill
+        queue.submit(RunJob("alice-y", "alice", "taught-y"))
+
+        def take() -> tuple[int, str] | None:
+            rows = db.query("SELECT id, args FROM procrastinate_fetch_job_v2(?, NULL)", (queues_for([]),))
+            return (int(rows[0]["id"]), str(rows[0]["args"]["run_id"])) if rows and rows[0]["id"] else None
+
+        first = take()
+        assert first is not None and first[1] == "alice-x-0"
+        assert [(t or (0, None))[1] for t in (take(), take())] == ["alice-y", None]
+        db.query("SELECT procrastinate_finish_job_v1(?, 'succeeded', false)", (first[0],))
+        second = take()
+        assert second is not None and second[1] == "alice-x-1" and take() is None
+        db.query("SELECT procrastinate_finish_job_v1(?, 'succeeded', false)", (second[0],))
+        assert (take() or (0, None))[1] == "bob-x"
     finally:
         queue.close()
 
@@ -287,6 +319,35 @@ def test_a_run_of_a_skill_marked_safe_to_repeat_is_run_again_once_by_itself_afte
         assert [r["amount"] for r in app.state.reports] == ["9.00"]  # the interrupted run filed none
     # once, and only this one: no other run of the skill was started by itself
     assert sorted(r["run_id"] for r in api.get("/api/runs").json()) == sorted([run_id, again])
+
+
+def test_a_skill_limited_to_one_run_at_once_runs_the_next_after_the_first_with_a_slot_free(
+        running: Running, cli_env_runner: Any) -> None:
+    """Its owner's limit (``teachd skills at-once SLUG 1``): two runs of it
+    queued, two workers with a slot each, and the second waits its turn
+    while the first is held mid-run — then runs, once the first has ended."""
+    team, port, api = running.team, running.port, running.server.api()
+    limited = cli_env_runner(team.env, "skills", "at-once", SLUG, "1", "--json")
+    assert limited.returncode == 0 and json.loads(limited.stdout) == {"slug": SLUG, "at_once": 1}, limited
+    assert api.get(f"/api/skills/{SLUG}").json()["at_once"] == 1
+    with SampleApp(password=PASSWORD, port=port) as app, PersonAtTheDaemon(api, [], {}):
+        team.worker("one", "--slots", "1")
+        team.worker("two", "--slots", "1")
+        until_listed(cli_env_runner, team.env, "one")
+        until_listed(cli_env_runner, team.env, "two")
+        with held_at(app, "/reports/new") as (reached, release):  # held less than a navigation may take
+            first = _run(api, amount="1.00")
+            assert reached.wait(120), "the first run never reached the report form"
+            second = _run(api, amount="2.00")
+            time.sleep(SWEEP_EVERY)  # a free worker hears a job at once (LISTEN/NOTIFY), were it allowed
+            assert workers_seen(cli_env_runner, team.env)["queue"] == {"waiting": 1, "running": 1}
+            assert api.get(f"/api/runs/{second}").json()["queued"] is True
+            release.set()
+            ends = [run_until(api, r, lambda r: r["status"] != "running", 180) for r in (first, second)]
+    assert [e["status"] for e in ends] == ["success", "success"], ends
+    assert [r["amount"] for r in app.state.reports] == ["1.00", "2.00"]
+    assert cli_env_runner(team.env, "skills", "at-once", SLUG, "--any").returncode == 0
+    assert api.get(f"/api/skills/{SLUG}").json()["at_once"] is None
 
 
 def test_a_postgresql_outage_longer_than_a_workers_silence_ends_no_run_and_runs_none_twice(

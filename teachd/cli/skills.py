@@ -347,6 +347,25 @@ _toggle("enable", True, "Put a skill back in the manifest so runs can load it.")
 _toggle("disable", False, "Hide a skill from the manifest and refuse to load it; nothing is deleted.")
 
 
+@skills.command("at-once")
+@slug_arg
+@click.argument("runs", required=False, type=int)
+@click.option("--any", "no_limit", is_flag=True,
+              help="No limit of the skill's own: each person's runs, 3 at a time.")
+@json_option
+@pass_app
+def at_once(app: App, slug: str, runs: int | None, no_limit: bool, as_json: bool) -> None:
+    """Let at most RUNS runs of a skill of yours go at the same time on the
+    team store's run queue, whoever starts them (the rest wait their turn):
+    for a skill whose writes must not overlap. --any takes the limit away."""
+    if (runs is None) == (not no_limit):
+        raise BadInput("say how many runs may go at once (a number), or --any")
+    skill = app.store.set_at_once(slug, None if no_limit else runs)
+    emit(as_json, {"slug": slug, "at_once": skill.at_once},
+         f"{slug}: " + (f"at most {skill.at_once} run(s) at once" if skill.at_once
+                        else "no limit of its own (each person's runs: 3 at once)"))
+
+
 @skills.command()
 @slug_arg
 @click.option("--off", is_flag=True, help="Take the mark away: an interrupted run waits for a person.")

@@ -41,6 +41,7 @@ class Skill:
     access: str = "own"  # what the person who opened the store may do: own, edit (shared) or use (shared)
     origin: str = "created"  # provenance, kept by the store (store/origins.py): taught, imported, created
     repeatable: bool = False  # its owner marked it safe to repeat (store/skills.py set_repeatable)
+    at_once: int | None = None  # its owner's limit on its runs at a time (store/skills.py set_at_once)
 
     @property
     def is_taught(self) -> bool:

@@ -100,13 +100,18 @@ class RunQueue:
     def close(self) -> None:
         self.app.close()
 
-    def submit(self, job: RunJob, queueing_lock: str | None = None) -> int | None:
+    def submit(self, job: RunJob, queueing_lock: str | None = None,
+               limited: list[str] | None = None) -> int | None:
         """The job's id once it waits in the queue; None when a job with that
-        ``queueing_lock`` waits already (another daemon enqueued this firing)."""
+        ``queueing_lock`` waits already (another daemon enqueued this firing).
+        ``limited``: the skill's own lanes (``skill_lanes``), when its owner
+        limited its runs at a time."""
         task = self.app.tasks[TASK]
         with _reachable():
             try:
-                deferrer = task.configure(queue=job.queue, lock=lane(job.owner, job.queue, self._lanes(job)),
+                mine = limited[0].rsplit("#", 1)[0] if limited else f"person:{job.owner}:{job.queue}"
+                busy = self._lanes(_like(mine) + "#%")
+                deferrer = task.configure(queue=job.queue, lock=lane(job.owner, job.queue, busy, limited),
                                           priority=priority(self.waiting_of(job.owner)),
                                           queueing_lock=queueing_lock)
                 return int(deferrer.defer(**job.as_args()))
@@ -125,10 +130,10 @@ class RunQueue:
             except AlreadyEnqueued:
                 return False
 
-    def _lanes(self, job: RunJob) -> dict[str, int]:
+    def _lanes(self, like: str) -> dict[str, int]:
+        """lock → jobs waiting or running, of the locks ``like`` matches."""
         rows = self.db.query("SELECT lock, count(*) AS n FROM procrastinate_jobs"
-                             " WHERE status IN ('todo', 'doing') AND lock LIKE ? GROUP BY lock",
-                             (f"person:{_like(job.owner)}:{_like(job.queue)}#%",))
+                             " WHERE status IN ('todo', 'doing') AND lock LIKE ? GROUP BY lock", (like,))
         return {str(r["lock"]): int(r["n"]) for r in rows}
 
     def waiting_of(self, owner: str) -> int:

@@ -18,6 +18,12 @@ plain JSON (and logs them when a job fails); what a run was asked to do —
 its parameters, its start address — is in the run's record, sealed with the
 store's key like every run's detail, and the worker reads it there.
 
+Why a skill's own lanes: its owner may limit how many of its runs go at
+once (``teachd skills at-once``): a replay of it then takes one of the
+skill's ``at_once`` locks instead of one of the person's, so at most that
+many run at a time, whoever started them. Such a run is not counted in its
+person's lanes; a health check (it acts on nothing) is not limited.
+
 Why priority: the queue takes the highest priority first, oldest first
 among equals. A person's n-th job waiting gets priority -n, so another
 person's first job goes before the 2nd…500th of someone who queued 500.
@@ -112,10 +118,18 @@ def lanes(owner: str, queue: str) -> list[str]:
     return [f"person:{owner}:{queue}#{n}" for n in range(PER_PERSON)]
 
 
-def lane(owner: str, queue: str, busy: Mapping[str, int]) -> str:
+def skill_lanes(skill_owner: str, slug: str, at_once: int) -> list[str]:
+    """The locks of a skill's runs whose owner limited them to ``at_once`` at a time."""
+    return [f"skill:{skill_owner}/{slug}#{n}" for n in range(at_once)]
+
+
+def lane(owner: str, queue: str, busy: Mapping[str, int], limited: list[str] | None = None) -> str:
     """The lane a person's next job in ``queue`` takes: the one with the
-    fewest of their jobs waiting or running (``busy``: lock → count)."""
-    return min(lanes(owner, queue), key=lambda lock: (busy.get(lock, 0), lock))
+    fewest jobs waiting or running (``busy``: lock → count) among the
+    person's — or, for a skill its owner limited (``limited``: its lanes),
+    among the skill's, whoever runs it: then the skill's limit is the
+    one that holds, across people."""
+    return min(limited or lanes(owner, queue), key=lambda lock: (busy.get(lock, 0), lock))
 
 
 def priority(waiting: int) -> int:

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from teachd.queue.app import RunQueue
-from teachd.queue.jobs import RunJob, needs_of
+from teachd.queue.jobs import RunJob, needs_of, skill_lanes
 from teachd.store.db import Database
 from teachd.store.runs import RunStore
 from teachd.store.workers import WorkerStore
@@ -41,8 +41,9 @@ def queue_run(queue: RunQueue, runs: RunStore, slug: str, params: dict[str, str]
         {"slug": slug, "origin": origin, "used": [slug], "params": params, "start_url": start_url}
     runs.start(run_id, {}, queued=True)
     runs.progress(run_id, {**base, "message": WAITING, **job.record()})
+    limited = skill_lanes(skill.owner, slug, skill.at_once) if skill.at_once and kind == "replay" else None
     try:
-        job_id = queue.submit(job, queueing_lock)
+        job_id = queue.submit(job, queueing_lock, limited)
     except Exception:
         runs.discard(run_id)
         raise

@@ -340,3 +340,15 @@ MIGRATIONS.append(
         """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0017_runs_at_once",
+        # The owner's limit on a skill's runs at the same time, across all the
+        # people who run it (NULL: none of its own; each person's 3 lanes
+        # apply). Taken from the store's record when a run is queued.
+        """
+        ALTER TABLE skills ADD COLUMN at_once INTEGER
+        """,
+    )
+)

@@ -16,10 +16,10 @@ import copy
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from teachd.core.approval import Approval
-from teachd.core.errors import Conflict, InvalidSkill, KeyProblem, NotFound, PolicyStop
+from teachd.core.errors import BadInput, Conflict, InvalidSkill, KeyProblem, NotFound, PolicyStop
 from teachd.core.limits import check_files
 from teachd.core.models import Skill, SkillContent, SkillVersion
 from teachd.core.skill_fields import name_problems
@@ -30,6 +30,7 @@ from teachd.store.grants import REACHING, reaching, strongest
 from teachd.store.origins import _IMPORTED_NOTES, _TAUGHT_NOTES, CREATED, IMPORTED, ORIGINS, TAUGHT
 
 _Listing = tuple[int, dict[str, dict[str, str]], list[dict[str, str]]]  # revision, by slug, in order
+MAX_AT_ONCE = 50  # the most a skill's own limit on its runs at a time may say
 _LISTED = "s.slug, s.owner, s.current_version, v.name, v.description"  # what a manifest reads
 _ENCRYPTED = ("name", "description", "instructions", "files", "approval", "metadata", "note")
 _KEYCHECK = "teachd-keycheck-v1"
@@ -116,7 +117,7 @@ class SkillStore:
         manifest of thousands is one round trip, on PostgreSQL too);
         ``shared`` adds those granted to them, their own slugs first."""
         cols = ("s.slug, s.owner, s.enabled, s.current_version, s.created_at, s.updated_at, s.origin, "
-                "s.repeatable, v.version, v.created_at AS version_created_at, "
+                "s.repeatable, s.at_once, v.version, v.created_at AS version_created_at, "
                 + ", ".join(f"v.{f}" for f in _ENCRYPTED))
         rows, access = self._current(cols, enabled_only, shared)
         return [self._skill(r, self._version({**r, "created_at": r["version_created_at"]}).content,
@@ -449,12 +450,23 @@ class SkillStore:
         rows = self.db.query("SELECT repeatable FROM skills WHERE owner = ? AND slug = ?", (owner, slug))
         return bool(rows and rows[0]["repeatable"])
 
+    def set_at_once(self, slug: str, n: int | None) -> Skill:
+        """Only its owner limits how many runs of a skill go at once (None: no
+        limit of its own): what its runs write may not bear two at a time."""
+        if n is not None and not 1 <= n <= MAX_AT_ONCE:
+            raise BadInput(f"runs at once: a number from 1 to {MAX_AT_ONCE}, or none")
+        return self._mark(slug, "at_once", n)
+
     def set_repeatable(self, slug: str, on: bool) -> Skill:
         """Only its owner says a skill's writes are safe to make twice."""
+        return self._mark(slug, "repeatable", 1 if on else 0)
+
+    def _mark(self, slug: str, column: Literal["at_once", "repeatable"], value: int | None) -> Skill:
+        """One of the owner's own marks on how the skill's runs go."""
         self.own(slug)
         with self.db.atomic() as tx:
-            tx.execute("UPDATE skills SET repeatable = ?, updated_at = ? WHERE owner = ? AND slug = ?",
-                       (1 if on else 0, self._clock(), self.owner, slug))
+            tx.execute(f"UPDATE skills SET {column} = ?, updated_at = ? WHERE owner = ? AND slug = ?",
+                       (value, self._clock(), self.owner, slug))
         return self.get(slug)
 
     def trust(self, slug: str) -> Skill:
@@ -565,4 +577,5 @@ class SkillStore:
             access=access,
             origin=str(row["origin"]),
             repeatable=bool(row["repeatable"]),
+            at_once=int(row["at_once"]) if row["at_once"] is not None else None,
         )

@@ -47,6 +47,7 @@ ROUTES: dict[str, str] = {
     "GET /api/skill-templates": STORE, "POST /api/skills/import": STORE, "GET /api/skills/{slug}": STORE,
     "DELETE /api/skills/{slug}": STORE, "PUT /api/skills/{slug}": STORE, "GET /api/skills/{slug}/load": STORE,
     "PUT /api/skills/{slug}/enabled": STORE, "PUT /api/skills/{slug}/repeatable": STORE,
+    "PUT /api/skills/{slug}/at-once": STORE,
     "PUT /api/skills/{slug}/content": STORE,
     "DELETE /api/skills/{slug}/files/{path:path}": STORE, "PUT /api/skills/{slug}/files/{path:path}": STORE,
     "PUT /api/skills/{slug}/approval": STORE, "POST /api/skills/{slug}/restore": STORE,

@@ -43,6 +43,7 @@ ROUTES = [
     Route("/api/skills/{slug}/load", skills.skill_load, methods=["GET"]),
     Route("/api/skills/{slug}/enabled", skills.skill_enable, methods=["PUT"]),
     Route("/api/skills/{slug}/repeatable", skills.skill_repeatable, methods=["PUT"]),
+    Route("/api/skills/{slug}/at-once", skills.skill_at_once, methods=["PUT"]),
     Route("/api/skills/{slug}/content", versions.skill_content, methods=["PUT"]),
     Route("/api/skills/{slug}/files/{path:path}", versions.skill_file, methods=["PUT", "DELETE"]),
     Route("/api/skills/{slug}/approval", versions.skill_approval, methods=["PUT"]),

@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from compiler.plan import PARAMETER, PlanError, Procedure
+from teachd.core.errors import BadInput
 from teachd.core.models import Skill
 from teachd.server.api.common import body, daemon, text_field
 from teachd.server.state import Daemon
@@ -38,7 +39,7 @@ def skill_view(d: Daemon, skill: Skill, all_versions: bool = False) -> dict[str,
     return {**skill.summary(), "description": c.description, "instructions": c.instructions,
             "files": c.files, "approval": c.approval.to_dict(), "metadata": c.metadata, "versions": versions,
             "versions_total": skill.current_version, "outcomes": outcomes,
-            "repeatable": skill.repeatable,
+            "repeatable": skill.repeatable, "at_once": skill.at_once,
             "health": ScheduleStore(d.store).health().get(skill.slug), "shared_with": shared,
             **run_form(c.files)}
 
@@ -115,6 +116,23 @@ async def skill_repeatable(request: Request) -> JSONResponse:
     data = await body(request)
     d, slug, on = daemon(request), request.path_params["slug"], bool(data.get("on"))
     return JSONResponse(await run_in_threadpool(lambda: skill_view(d, d.store.set_repeatable(slug, on))))
+
+
+async def skill_at_once(request: Request) -> JSONResponse:
+    """
+    summary: Limit a skill's runs at the same time (`n`, 1–50; null for no limit of its own); its owner only
+    description: On the team store's run queue, at most `n` runs of the skill go at once, whoever
+      started them; the others wait their turn.
+    responses:
+      200: {description: the skill}
+      400: {description: not a number from 1 to 50, nor null}
+      403: {description: not your skill}
+    """
+    data = await body(request)
+    d, slug, n = daemon(request), request.path_params["slug"], data.get("n")
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int)):
+        raise BadInput("n: a number of runs, or null")
+    return JSONResponse(await run_in_threadpool(lambda: skill_view(d, d.store.set_at_once(slug, n))))
 
 
 async def skill_create(request: Request) -> JSONResponse:

@@ -71,6 +71,8 @@ for (const b of document.querySelectorAll('[data-restore]')) b.addEventListener(
   api('POST', `${base}/restore`, {version: Number(b.dataset.restore)}), reload, b));
 if ($('repeatable')) $('repeatable').addEventListener('change', (e) => act(() =>
   api('PUT', `${base}/repeatable`, {on: e.target.checked}), reload, e.target));
+if ($('at-once')) $('at-once').addEventListener('change', (e) => act(() =>
+  api('PUT', `${base}/at-once`, {n: e.target.value ? Number(e.target.value) : null}), reload, e.target));
 on('delete', (b) => {
   if (confirm('Delete ' + SLUG + ' and all its versions?'))
     act(() => api('DELETE', base), () => { location.href = '/skills'; }, b);
