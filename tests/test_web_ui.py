@@ -578,6 +578,38 @@ def test_the_skill_page_starts_with_a_summary_and_guards_its_edits(ui: UI, brows
     page.close()
 
 
+def test_the_skill_page_sets_how_its_runs_go_on_the_run_queue(ui: UI, browser) -> None:
+    """The owner's two marks on the skill's page: runs at once (a number,
+    blank for none; a bad one said next to it, nothing saved) and safe to
+    repeat; each saved as the API then shows it, and shown again on reload."""
+    from tests.people import wait_for
+
+    page = logged_in(browser, ui.server, ui.login)
+    page.goto(f"{ui.server.url}/skills/{SLUG}")
+    with ui.server.api() as api:
+        def seen(field: str, value: Any) -> bool:
+            return bool(api.get(f"/api/skills/{SLUG}").json()[field] == value)
+
+        at_once = page.get_by_label("Runs at once")
+        at_once.fill("2")
+        at_once.press("Tab")
+        wait_for(lambda: seen("at_once", 2), 10, "at most 2 at once saved")
+        page.wait_for_load_state()
+        page.get_by_label("Runs at once").wait_for()
+        wait_for(lambda: page.get_by_label("Runs at once").input_value() == "2", 10, "2 shown after reload")
+        page.get_by_label("Runs at once").fill("0")
+        page.get_by_label("Runs at once").press("Tab")
+        near = page.locator(".card", has=page.get_by_label("Runs at once")).locator(".flash.err")
+        near.wait_for()
+        assert "1 to 50" in near.inner_text() and seen("at_once", 2)
+        page.get_by_label("Runs at once").fill("")
+        page.get_by_label("Runs at once").press("Tab")
+        wait_for(lambda: seen("at_once", None), 10, "no limit of its own saved")
+        page.get_by_label("Safe to repeat", exact=False).check()
+        wait_for(lambda: seen("repeatable", True), 10, "safe to repeat saved")
+    page.close()
+
+
 def test_a_new_skill_starts_from_a_template_in_three_clicks_and_its_name_is_edited_in_place(ui: UI, browser) -> None:
     """Authoring on the Skills page: New skill → a starter template → Create
     (the template fills slug, name, description — whose hint says the model
