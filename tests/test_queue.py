@@ -87,6 +87,9 @@ def test_a_skill_limited_to_one_at_once_runs_one_at_a_time_whoever_queued_it(pos
         first = take()
         assert first is not None and first[1] == "alice-x-0"
         assert [(t or (0, None))[1] for t in (take(), take())] == ["alice-y", None]
+        # bob's run waits for the skill: one of its runs running, one queued before his
+        assert (queue.position("bob-x") or {}).get("skill") == {"running": 1, "ahead": 1}
+        assert (queue.position("alice-x-1") or {}).get("skill") == {"running": 1, "ahead": 0}
         db.query("SELECT procrastinate_finish_job_v1(?, 'succeeded', false)", (first[0],))
         second = take()
         assert second is not None and second[1] == "alice-x-1" and take() is None
@@ -341,7 +344,8 @@ def test_a_skill_limited_to_one_run_at_once_runs_the_next_after_the_first_with_a
             second = _run(api, amount="2.00")
             time.sleep(SWEEP_EVERY)  # a free worker hears a job at once (LISTEN/NOTIFY), were it allowed
             assert workers_seen(cli_env_runner, team.env)["queue"] == {"waiting": 1, "running": 1}
-            assert api.get(f"/api/runs/{second}").json()["queued"] is True
+            waiting = api.get(f"/api/runs/{second}").json()
+            assert waiting["queued"] is True and waiting["place"]["at_once"] == 1, waiting.get("place")
             release.set()
             ends = [run_until(api, r, lambda r: r["status"] != "running", 180) for r in (first, second)]
     assert [e["status"] for e in ends] == ["success", "success"], ends

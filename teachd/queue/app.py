@@ -177,18 +177,20 @@ class RunQueue:
 
     def job_of(self, run_id: str) -> dict[str, Any] | None:
         """The job of a run, while it waits or runs."""
-        rows = self.db.query("SELECT id, status, queue_name, priority FROM procrastinate_jobs"
+        rows = self.db.query("SELECT id, status, queue_name, priority, lock FROM procrastinate_jobs"
                              " WHERE task_name = ? AND status IN ('todo', 'doing') AND args->>'run_id' = ?",
                              (TASK, run_id))
         if not rows:
             return None
         r = rows[0]
         return {"job": int(r["id"]), "status": str(r["status"]), "queue": str(r["queue_name"]),
-                "priority": int(r["priority"])}
+                "priority": int(r["priority"]), "lock": r["lock"]}
 
     def position(self, run_id: str) -> dict[str, Any] | None:
         """Where a waiting run stands: how many jobs of its queue the queue
-        takes before it (one count: its page asks at each update)."""
+        takes before it (one count: its page asks at each update); for a
+        skill its owner limited, also how many of the skill's runs run and
+        wait before it (``skill``)."""
         mine = self.job_of(run_id)
         if mine is None or mine["status"] != "todo":
             return None
@@ -196,8 +198,17 @@ class RunQueue:
                              " WHERE task_name = ? AND status = 'todo' AND queue_name = ?"
                              " AND (priority > ? OR (priority = ? AND id < ?))",
                              (TASK, mine["queue"], mine["priority"], mine["priority"], mine["job"]))
-        return {"job": mine["job"], "ahead": int(rows[0]["n"]), "queue": mine["queue"],
-                "per_person": PER_PERSON}
+        place: dict[str, Any] = {"job": mine["job"], "ahead": int(rows[0]["n"]), "queue": mine["queue"],
+                                 "per_person": PER_PERSON}
+        if str(mine["lock"] or "").startswith("skill:"):  # its skill's own lanes: it waits for them too
+            lanes = _like(str(mine["lock"]).rsplit("#", 1)[0]) + "#%"
+            skill = self.db.query("SELECT count(*) FILTER (WHERE status = 'doing') AS running,"
+                                  " count(*) FILTER (WHERE status = 'todo' AND id < ?) AS ahead"
+                                  " FROM procrastinate_jobs WHERE task_name = ?"
+                                  " AND status IN ('todo', 'doing') AND lock LIKE ?",
+                                  (mine["job"], TASK, lanes))[0]
+            place["skill"] = {"running": int(skill["running"]), "ahead": int(skill["ahead"])}
+        return place
 
 
 def job_args(value: Any) -> dict[str, Any]:

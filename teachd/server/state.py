@@ -157,8 +157,15 @@ class Daemon:
             return None
         takers = [w for w in WorkerStore(self.store.db).live() if place["queue"] in queues_for(w["can"])]
         slots, running = sum(w["slots"] for w in takers), sum(len(w["running"]) for w in takers)
-        return {"ahead": place["ahead"], "slots": slots,
-                "starts_in_s": starts_in(place["ahead"], slots, running, self._typical_run_s())}
+        typical = self._typical_run_s()
+        when = starts_in(place["ahead"], slots, running, typical)
+        at_once = None
+        if "skill" in place:  # its skill's own limit holds it too: the later of the two
+            at_once = self.store.get(str(run.get("slug"))).at_once or 1
+            held = starts_in(place["skill"]["ahead"], at_once, place["skill"]["running"], typical)
+            when = None if when is None or held is None else max(when, held)
+        return {"ahead": place["ahead"], "slots": slots, "starts_in_s": when,
+                **({"at_once": at_once} if at_once else {})}
 
     def _typical_run_s(self) -> float | None:
         """How long this person's recent replays took (their steps' own time),
