@@ -25,12 +25,16 @@ class Team:
     workers: list[subprocess.Popen[str]] = field(default_factory=list)
 
     def worker(self, name: str, *args: str, secrets: bool = True) -> subprocess.Popen[str]:
-        """``teachd worker`` in a home of its own (another machine: DSN and key only)."""
+        """``teachd worker`` in a home of its own (another machine: DSN and key
+        only); ``secrets``: started as alice with her secret (``--can
+        secrets``), else as nobody's — no TEACHD_OWNER, no secret."""
         home = self.base / f"worker-{name}"
         home.mkdir(mode=0o700, exist_ok=True)
         env = {**self.env, "TEACHD_HOME": str(home)}
         if secrets:
             env["TEACHD_SECRET_PASSWORD"] = PASSWORD
+        else:
+            env.pop("TEACHD_OWNER", None)
         can = ("--can", "secrets") if secrets else ()
         proc = subprocess.Popen([sys.executable, "-m", "teachd", "worker", "--name", name, *can, *args],
                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -64,6 +64,28 @@ def test_another_persons_first_run_goes_before_someones_many_and_each_person_kee
         queue.close()
 
 
+def test_a_waiting_run_that_types_a_secret_goes_to_any_worker_once_its_persons_own_worker_is_gone(
+        postgres_url: str, tmp_path: Path) -> None:
+    """Any worker can ask a run's secret (sealed to it), so a run that waits
+    for its person's own worker (gone), or for a daemon's secret desk (where
+    such runs waited before), is moved where every worker takes it."""
+    from teachd.queue.sweep import reroute
+
+    store = open_store(Settings(home=tmp_path, owner="alice", db_url=postgres_url))
+    queue = RunQueue(postgres_url, store.db)
+    try:
+        queue.submit(RunJob("for-her-worker", "alice", "taught-x", needs=("secrets@alice",)))
+        queue.submit(RunJob("for-a-desk", "bob", "taught-x", needs=("desk", DESKTOP)))
+        assert _fetch(queue, []) is None  # a worker of nobody's, with no desktop, takes neither yet
+        assert reroute(store) == 2
+        assert (_fetch(queue, []) or {}).get("run_id") == "for-her-worker"
+        assert _fetch(queue, []) is None
+        moved = _fetch(queue, [DESKTOP]) or {}
+        assert moved.get("run_id") == "for-a-desk" and moved.get("needs") == [DESKTOP], moved
+    finally:
+        queue.close()
+
+
 def test_a_skill_limited_to_one_at_once_runs_one_at_a_time_whoever_queued_it(postgres_url: str) -> None:
     """procrastinate's own fetch, as a worker with free slots asks it: the
     limited skill's second run (alice's) and bob's run of it wait while its
@@ -264,6 +286,38 @@ def test_runs_wait_through_a_daemon_restart_a_worker_runs_them_and_sigterm_drain
             assert len(app.state.reports) == 2
     out = one.stderr.read() if one.stderr else ""
     assert "draining" in out and first in out and second not in out, out
+
+
+def test_a_worker_of_nobodys_asks_the_runs_secret_at_the_daemon_and_it_reaches_the_worker_sealed(
+        running: Running, cli_env_runner: Any, postgres_server: Any) -> None:
+    """A worker started as no one, with no secret, takes alice's run that
+    types her password: the question shows on the daemon's pages, alice types
+    it there, and it reaches that worker sealed to a key it made for the
+    question — the run succeeds, and nothing the store, the daemon or the
+    worker wrote holds the password."""
+    team, port, api = running.team, running.port, running.server.api()
+    assert "TEACHD_SECRET_PASSWORD" not in team.env
+    with SampleApp(password=PASSWORD, port=port) as app, \
+            PersonAtTheDaemon(api, [], {"password": PASSWORD}) as person:
+        run_id = _run(api)
+        home = team.base / "worker-anyone"  # its machine's owner lets runs reach the team's app
+        home.mkdir(mode=0o700)
+        (home / "config.yaml").write_text(f"team_origins:\n  - http://127.0.0.1:{port}\n", encoding="utf-8")
+        anyone = team.worker("anyone", "--slots", "1", secrets=False)
+        assert until_listed(cli_env_runner, team.env, "anyone")["can"] == []
+        done = run_until(api, run_id, lambda r: r["status"] != "running", 180)
+        assert done["status"] == "success", done["message"]
+        assert len(app.state.reports) == 1
+        assert [s for s in person.seen if s.startswith("secret ")] == [f"secret password for ['{SLUG}']"]
+    anyone.send_signal(signal.SIGTERM)
+    assert anyone.wait(60) == 0
+    store = open_store(Settings(home=team.base / "daemon", owner="alice", db_url=team.env["TEACHD_DB_URL"],
+                                key_env=team.env["TEACHD_KEY"]))
+    assert store.db.query("SELECT 1 FROM secret_asks") == []  # taken, and gone
+    written = postgres_server.written() + b"".join(p.read_bytes() for p in sorted(team.base.rglob("*"))
+                                                   if p.is_file())
+    out = (anyone.stdout.read() if anyone.stdout else "") + (anyone.stderr.read() if anyone.stderr else "")
+    assert PASSWORD.encode() not in written and PASSWORD not in out
 
 
 def test_a_worker_killed_mid_run_leaves_it_interrupted_with_its_writes_and_nothing_runs_it_again(

@@ -38,9 +38,11 @@ from typing import Any
 
 PER_PERSON = 3  # a person's runs at a time across all workers (lanes)
 DESKTOP = "desktop"  # a worker with a display and the desktop's accessibility bus
-# a run that types a secret goes to a daemon's own slots (``DESK``: the person types it on that
-# daemon's secret page), or — while one is up — to a worker started as that person with their
-# TEACHD_SECRET_* (``--can secrets``: it takes ``secrets@PERSON``, that person's runs only)
+# a run that types a secret goes — while one is up — to a worker started as that person with their
+# TEACHD_SECRET_* (``--can secrets``: it takes ``secrets@PERSON``, that person's runs only); else to
+# any worker, which asks its person (a daemon's secret page; the value sealed to that worker). ``DESK``
+# (a daemon's own slots) is where such runs went before 0018: daemons still listen there, and the
+# sweep moves what waits there to where any worker takes it.
 DESK = "desk"
 SECRETS = "secrets"
 MAX_CAPABILITIES = 6  # what one worker says it can do (the queues it listens on: every combination)
@@ -146,13 +148,13 @@ def needs_of(files: Mapping[str, str], owner: str, can: Iterable[str] = ()) -> t
     """What a skill's replay needs of its worker: a desktop when it was
     taught on desktop apps; when it types a secret, a worker of its person's
     with their secrets if one is up (``can``: what the live workers can do),
-    else a daemon's secret page."""
+    else nothing more — any worker asks its person, the value sealed to it."""
     from compiler.plan import Procedure
 
     proc = Procedure.from_files(files)
     needs = {DESKTOP} if proc.desktop or proc.apps else set()
-    if proc.secrets:
-        needs.add(secrets_of(owner) if secrets_of(owner) in set(can) else DESK)
+    if proc.secrets and secrets_of(owner) in set(can):
+        needs.add(secrets_of(owner))
     return tuple(sorted(needs))
 
 

@@ -15,10 +15,10 @@ worker keeps beating until its last run ends — a drain is not a death.
 Also ended: a run left waiting whose job is gone from the queue (its
 worker failed to read it while the store was away), after ``LOST_AFTER``.
 
-And moved: a waiting run that types a secret waits where it can get it —
-with a worker started as its person with their secrets while one beats,
-else with the daemons' secret pages (``reroute``); so a run queued before
-that worker came up, or after it went away, is not stranded.
+And moved: a waiting run that types a secret waits for a worker started
+as its person with their secrets while one beats, else for any worker (which
+asks its person: the value sealed to that worker) — ``reroute``; so a run
+queued before that worker came up, or after it went away, is not stranded.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from teachd.queue.submit import live_capabilities, queue_run
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.runs import QUEUED, RunStore
 from teachd.store.schedules import ScheduleStore
+from teachd.store.secret_asks import SecretAsks
 from teachd.store.skills import SkillStore
 from teachd.store.workers import WorkerStore
 
@@ -95,7 +96,7 @@ def reroute(store: SkillStore) -> int:
         needs = [str(n) for n in args.get("needs") or []]
         mine = secrets_of(str(args.get("owner")))
         kept = [n for n in needs if n != DESK and not n.startswith(f"{SECRETS}@")]
-        want = sorted([*kept, mine if mine in can else DESK])
+        want = sorted([*kept, mine] if mine in can else kept)
         if want != sorted(needs):
             store.db.query("UPDATE procrastinate_jobs SET queue_name = ?,"
                            " args = jsonb_set(args, '{needs}', ?::jsonb) WHERE id = ? AND status = 'todo'"
@@ -118,6 +119,7 @@ def _interrupt(store: SkillStore, args: dict[str, Any], runner: str,
     if message is None:  # ended already, or by another daemon's sweep: that one queues it again
         return None
     ApprovalQueue(person).withdraw(run_id)
+    SecretAsks(person.db, owner).withdraw(run_id)
     end_on_schedule(person, run_id, "interrupted", message)
     log.warning("run %s of %s: %s", run_id, owner, message)
     if again is not None and queue is not None:

@@ -1,37 +1,22 @@
 """A replay the daemon or a queue's worker runs for a person who is not at
 its terminal: its approvals wait on the person's Approvals page (through
 the store, so any process may run it), its secrets come from the person's
-settings or their secret page (the daemon's desk, in its memory)."""
+settings or their secret page (the daemon's desk, in its memory; from a
+worker elsewhere, through the store, sealed to that worker)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from teachd.config import Settings
-from teachd.core.errors import PolicyStop
 from teachd.runner.gate import PageApprover
 from teachd.runner.policy import Who
 from teachd.runner.run import RunOptions, RunOutcome, run_skill
-from teachd.runner.secret_desk import SecretDesk, desk_secret
+from teachd.runner.secret_desk import DeskSource, SecretDesk, StoreSource, page_secret
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.rules import RuleStore
 from teachd.store.runs import RunStore
-
-
-def settings_secret(settings: Settings, slug: str) -> Callable[[str], str]:
-    """Secrets where no secret page can be asked (a queue's worker, in
-    another process): the person's own settings only, else the run stops
-    before typing anything."""
-
-    def secret(name: str) -> str:
-        var, value = settings.secret_from_env(name)
-        if not value:
-            raise PolicyStop(f"{slug} needs the secret {name!r}, which a worker cannot ask for: "
-                             f"run it where teachd serve runs, or set {var} for the worker")
-        return value
-
-    return secret
+from teachd.store.secret_asks import SecretAsks
 
 
 def run_on_the_page(runs: RunStore, settings: Settings, approvals: ApprovalQueue, desk: SecretDesk | None,
@@ -52,8 +37,9 @@ def run_on_the_page(runs: RunStore, settings: Settings, approvals: ApprovalQueue
                       # the demonstrations this daemon recorded are its owner's: shown on their runs only
                       recordings=settings.recordings_dir if runs.owner == settings.owner else None)
     approver = PageApprover(approvals, label, timeout=timeout, points=followed)
-    secret = desk_secret(settings.secret_from_env, desk, lambda: approver.run_id, [slug], timeout) \
-        if desk is not None else settings_secret(settings, slug)
+    # a worker elsewhere asks through the store, the value sealed to it (its person types it on a daemon)
+    source = DeskSource(desk, "") if desk is not None else StoreSource(SecretAsks(runs.db, runs.owner))
+    secret = page_secret(settings.secret_from_env, source, lambda: approver.run_id, [slug], timeout)
 
     def started(run_id: str) -> None:
         approver.run_id = run_id

@@ -28,9 +28,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from teachd.core.errors import BadInput, LimitExceeded, NotFound, PolicyStop, TooMany
 from teachd.runner.secrecy import without_secrets
+from teachd.store.sealing import Opener
 
 if TYPE_CHECKING:
     from teachd.config import Settings
+    from teachd.store.secret_asks import SecretAsks
 
 MAX_OPEN = 16  # open requests per person
 MAX_NAME = 64  # characters of a secret's name
@@ -88,10 +90,14 @@ class SecretDesk:
         self._lock = threading.Lock()
         self._owner: str | None = None  # None: the whole desk
         self._clock = clock
+        self._asks: SecretAsks | None = None  # the person's questions from runs on workers elsewhere
 
-    def for_person(self, owner: str) -> SecretDesk:
+    def for_person(self, owner: str, asks: SecretAsks | None = None) -> SecretDesk:
+        """One person's view; with ``asks``, their runs' questions from
+        workers on other machines too (in the store, typed here, sealed to
+        the worker that asked), as one list with the desk's own."""
         view = SecretDesk(self._clock)
-        view._items, view._lock, view._owner = self._items, self._lock, owner
+        view._items, view._lock, view._owner, view._asks = self._items, self._lock, owner, asks
         return view
 
     def _purge(self) -> None:
@@ -107,13 +113,7 @@ class SecretDesk:
         return item if item is not None and self._owner in (None, item.owner) else None
 
     def ask(self, name: str, run_id: str, skills: list[str]) -> Asked:
-        if len(name) > MAX_NAME:
-            raise LimitExceeded(f"a secret's name is at most {MAX_NAME} characters")
-        if not name or not name.isascii() or not name.replace("_", "").isalnum():
-            raise BadInput("a secret's name is letters, digits and _")
-        if len(run_id) > MAX_RUN_ID or len(skills) > MAX_SKILLS or any(len(s) > MAX_NAME for s in skills):
-            raise LimitExceeded(f"a secret request names one run id (at most {MAX_RUN_ID} characters) "
-                                f"and at most {MAX_SKILLS} skills")
+        check_question(name, run_id, skills)
         now = self._clock()
         item = Asked(secrets.token_urlsafe(16), name, run_id, list(skills), now, self._owner or "",
                      touched=now)
@@ -134,10 +134,12 @@ class SecretDesk:
         with self._lock:
             self._purge()
             item = self._mine(self._items.get(sid))
-            if item is None or item.done.is_set():
-                raise NotFound("no secret is asked for there (given already, or no longer needed)")
-            item.value, item.given_at = value, self._clock()
-        item.done.set()
+            if item is not None and not item.done.is_set():
+                item.value, item.given_at = value, self._clock()
+        if item is not None and item.value is not None:
+            item.done.set()
+        elif self._asks is None or not self._asks.give(sid, value):  # sealed to the worker that asked
+            raise NotFound(GONE)
 
     def take(self, sid: str, timeout: float) -> str | None:
         """The typed value, once; None when nothing was typed in time."""
@@ -175,21 +177,25 @@ class SecretDesk:
                 self._items.pop(item.id, None)
         for item in items:
             item.done.set()  # no value: the waiting take() returns None now
-        return len(items)
+        return len(items) + (self._asks.withdraw(run_id) if self._asks is not None else 0)
 
     def get(self, sid: str) -> dict[str, Any]:
         with self._lock:
             self._purge()
             item = self._mine(self._items.get(sid))
-        if item is None or item.done.is_set():
-            raise NotFound("no secret is asked for there (given already, or no longer needed)")
-        return item.as_dict()
+        if item is not None and not item.done.is_set():
+            return item.as_dict()
+        asked = self._asks.get(sid) if self._asks is not None else None
+        if asked is None:
+            raise NotFound(GONE)
+        return asked
 
     def pending(self) -> list[dict[str, Any]]:
         with self._lock:
             self._purge()
-            return [i.as_dict() for i in self._items.values()
+            here = [i.as_dict() for i in self._items.values()
                     if not i.done.is_set() and self._mine(i) is not None]
+        return here + (self._asks.pending() if self._asks is not None else [])
 
     def close(self) -> None:
         """The daemon stops: every request (every person's) is woken, none given."""
@@ -198,6 +204,20 @@ class SecretDesk:
             self._items.clear()
         for item in items:
             item.done.set()
+
+
+GONE = "no secret is asked for there (given already, or no longer needed)"
+
+
+def check_question(name: str, run_id: str, skills: list[str]) -> None:
+    """What any secret question may be: a name of letters, digits and _, one run, a few skills."""
+    if len(name) > MAX_NAME:
+        raise LimitExceeded(f"a secret's name is at most {MAX_NAME} characters")
+    if not name or not name.isascii() or not name.replace("_", "").isalnum():
+        raise BadInput("a secret's name is letters, digits and _")
+    if len(run_id) > MAX_RUN_ID or len(skills) > MAX_SKILLS or any(len(s) > MAX_NAME for s in skills):
+        raise LimitExceeded(f"a secret request names one run id (at most {MAX_RUN_ID} characters) "
+                            f"and at most {MAX_SKILLS} skills")
 
 
 @dataclass(frozen=True)
@@ -232,6 +252,44 @@ class DeskSource:
         self.desk.forget(ticket.id)
 
 
+@dataclass
+class StoreSource:
+    """On a worker on another machine: the question in the store (its person
+    sees it on any daemon's pages), the value sealed to a key pair this
+    process made for that question alone and keeps in memory only."""
+
+    asks: SecretAsks
+    poll: float = 0.5
+    _openers: dict[str, tuple[Opener, bytes]] = field(default_factory=dict)
+
+    def ask(self, name: str, run_id: str, skills: list[str]) -> Ticket:
+        from teachd.store.secret_asks import bound
+
+        check_question(name, run_id, skills)
+        opener = Opener()
+        ask_id = self.asks.ask(name, run_id, skills, opener.public, MAX_OPEN)
+        self._openers[ask_id] = (opener, bound(ask_id, self.asks.owner, run_id, name))
+        return Ticket(ask_id, f"/secrets/{ask_id}")
+
+    def take(self, ticket: Ticket, timeout: float, stopping: threading.Event) -> str | None:
+        opener, about = self._openers[ticket.id]
+        deadline = time.monotonic() + timeout
+        while not stopping.is_set():
+            sealed = self.asks.sealed(ticket.id)  # NotFound once withdrawn: nothing is typed
+            if sealed is not None:
+                self.forget(ticket)
+                return opener.open(sealed, about)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            stopping.wait(min(self.poll, left))
+        return None
+
+    def forget(self, ticket: Ticket) -> None:
+        self._openers.pop(ticket.id, None)
+        self.asks.forget(ticket.id)
+
+
 def wait_for_secret(source: SecretSource, name: str, run_id: str, skills: list[str], timeout: float,
                     stopping: threading.Event, before: Callable[[Ticket], None] | None = None,
                     ) -> tuple[Ticket, str | None]:
@@ -252,20 +310,14 @@ def wait_for_secret(source: SecretSource, name: str, run_id: str, skills: list[s
         source.forget(ticket)
 
 
-def desk_secret(environ_secret: Callable[[str], tuple[str, str | None]], desk: SecretDesk,
-                run_id: Callable[[], str], skills: list[str], timeout: float) -> Callable[[str], str]:
-    """A replay's secrets, for runs the daemon starts (from the Runs page, or
-    on a schedule): ``environ_secret`` (the person's settings: the daemon's
-    ``TEACHD_SECRET_<NAME>`` for its owner, nothing for anyone else), else
-    typed by the person on their own Approvals page; unanswered in time, the
-    run stops before typing anything."""
-    return page_secret(environ_secret, DeskSource(desk, ""), run_id, skills, timeout)
-
-
 def page_secret(environ_secret: Callable[[str], tuple[str, str | None]], source: SecretSource,
                 run_id: Callable[[], str], skills: list[str], timeout: float) -> Callable[[str], str]:
-    """``desk_secret`` for any source: the daemon's own desk, or (from a child
-    process the daemon started, such as a repair's recorder) its API."""
+    """A replay's secrets: ``environ_secret`` (the person's settings: the
+    daemon's ``TEACHD_SECRET_<NAME>`` for its owner, nothing for anyone
+    else), else typed by the person on their secret page, through
+    ``source`` — the daemon's own desk, the store (a worker elsewhere), or
+    (from a child process the daemon started, such as a repair's recorder)
+    its API; unanswered in time, the run stops before typing anything."""
 
     def secret(name: str) -> str:
         var, value = environ_secret(name)

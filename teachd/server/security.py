@@ -128,8 +128,8 @@ class Sessions:
         """Whether finding who this is means asking the store (``who``): a
         token, or a session's, that is not the daemon owner's own — which is
         known here without a read (and needs no worker thread)."""
-        if header and header.startswith("Bearer "):
-            return not self._owners(header[7:].strip())
+        if (token := bearer_token(header)) is not None:
+            return not self._owners(token)
         with self._lock:
             s = self._ids.get(sid or "")
         return s is not None and not self._owners(s.token)
@@ -181,9 +181,15 @@ class Sessions:
                                                                      self.csrf(sid or "").encode())
 
     def bearer_user(self, header: str | None) -> str | None:
-        if not header or not header.startswith("Bearer "):
-            return None
-        return self.user_of(header[7:].strip())
+        token = bearer_token(header)
+        return None if token is None else self.user_of(token)
+
+
+def bearer_token(header: str | None) -> str | None:
+    """The token an ``Authorization: Bearer …`` header carries; None for any other header."""
+    if not header or not header.startswith("Bearer "):
+        return None
+    return header[7:].strip()
 
 
 def cookie_of(scope: Scope, name: str = COOKIE) -> str | None:

@@ -32,6 +32,7 @@ from teachd.store.approvals import ApprovalQueue
 from teachd.store.orphans import end_orphans
 from teachd.store.rules import RuleStore
 from teachd.store.runs import RunStore
+from teachd.store.secret_asks import SecretAsks
 from teachd.store.users import UserStore
 from teachd.store.workers import WorkerStore
 from teachd.teach.process import CONTROL_FILE
@@ -71,9 +72,9 @@ class Daemon:
         store = open_store(settings)
         end_orphans(store)  # runs a killed daemon left "running": interrupted where they stopped
         runs = RunStore(store)
-        approvals, desk = ApprovalQueue(store), SecretDesk().for_person(store.owner)
         sessions.who = UserStore(store.db).who  # a person's own token is theirs, checked per request
         queue = RunQueue(settings.db_url, store.db) if settings.db_url else None
+        approvals, desk = ApprovalQueue(store), SecretDesk().for_person(store.owner, _asks(store, queue))
         daemon = cls(settings, store, runs, RuleStore(store.db, store.owner), approvals,
                      Runs(runs, settings, approvals, desk, queue=queue),
                      Teaching(dict(settings.environ), settings.home / CONTROL_FILE, store.owner), sessions,
@@ -126,7 +127,7 @@ class Daemon:
             if view is None:
                 store = self.store.as_person(user)
                 runs, approvals = RunStore(store), ApprovalQueue(store, self.approvals.timeout)
-                desk = self.secrets.for_person(user)
+                desk = self.secrets.for_person(user, _asks(store, self.queue))
                 settings = person_settings(self.settings)  # the daemon's environment is the owner's alone
                 view = replace(self, settings=settings, store=store, runs=runs,
                                rules=RuleStore(store.db, user), approvals=approvals, secrets=desk,
@@ -161,7 +162,7 @@ class Daemon:
         when = starts_in(place["ahead"], slots, running, typical)
         at_once = None
         if "skill" in place:  # its skill's own limit holds it too: the later of the two
-            at_once = self.store.get(str(run.get("slug"))).at_once or 1
+            at_once = self.store.at_once(str(run.get("slug"))) or 1
             held = starts_in(place["skill"]["ahead"], at_once, place["skill"]["running"], typical)
             when = None if when is None or held is None else max(when, held)
         return {"ahead": place["ahead"], "slots": slots, "starts_in_s": when,
@@ -237,3 +238,7 @@ class Daemon:
         if self.queue is not None:
             self.queue.close()
 
+
+def _asks(store: SkillStore, queue: RunQueue | None) -> SecretAsks | None:
+    """Where workers elsewhere ask a person's secrets: the store, on a team's (a queue); else nowhere."""
+    return SecretAsks(store.db, store.owner) if queue is not None else None

@@ -352,3 +352,26 @@ MIGRATIONS.append(
         """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0018_secret_asks",
+        # A secret a run on a worker asks its person for (store/secret_asks.py):
+        # the question, the worker's public key for it, and — once the person
+        # typed it on a daemon's page — the value sealed to that key, which no
+        # key written anywhere opens. Deleted once taken, withdrawn or ended.
+        """
+        CREATE TABLE secret_asks (
+            id TEXT PRIMARY KEY,
+            owner TEXT NOT NULL,
+            run_id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            skills TEXT NOT NULL,
+            reader BLOB NOT NULL,
+            sealed BLOB,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX secret_asks_by_owner ON secret_asks (owner, run_id)
+        """,
+    )
+)

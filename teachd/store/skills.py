@@ -446,9 +446,18 @@ class SkillStore:
     def repeatable(self, slug: str) -> bool:
         """Whether the skill's owner marked it safe to repeat: a run of it that
         was interrupted (its worker died) is run again once by itself."""
+        return bool(self._marked(slug, "repeatable"))
+
+    def at_once(self, slug: str) -> int | None:
+        """How many of the skill's runs its owner lets go at once (None: no limit of its own)."""
+        n = self._marked(slug, "at_once")
+        return None if n is None else int(n)
+
+    def _marked(self, slug: str, column: Literal["at_once", "repeatable"]) -> Any:
+        """One of the owner's marks, read alone (not the skill's content)."""
         owner, _can = self.access(slug)
-        rows = self.db.query("SELECT repeatable FROM skills WHERE owner = ? AND slug = ?", (owner, slug))
-        return bool(rows and rows[0]["repeatable"])
+        rows = self.db.query(f"SELECT {column} FROM skills WHERE owner = ? AND slug = ?", (owner, slug))
+        return rows[0][column] if rows else None
 
     def set_at_once(self, slug: str, n: int | None) -> Skill:
         """Only its owner limits how many runs of a skill go at once (None: no
