@@ -320,6 +320,92 @@ def test_a_worker_of_nobodys_asks_the_runs_secret_at_the_daemon_and_it_reaches_t
     assert PASSWORD.encode() not in written and PASSWORD not in out
 
 
+def test_an_agents_run_skill_goes_on_the_run_queue_as_a_click_does_and_a_worker_replays_it(
+        running: Running) -> None:
+    """An MCP client's run_skill on a daemon with a run queue: the run is a
+    job a worker takes (its origin the session), its plan question waits on
+    the Approvals page, the tool answers with its outcome — and no Chromium
+    opens on the daemon's machine for it."""
+    import asyncio
+
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from tests.security.daemon import chromiums_under
+
+    team, port, server = running.team, running.port, running.server
+    api = server.api()
+
+    async def call() -> Any:
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {server.token}"}, timeout=300) as h:
+            async with Client(streamable_http_client(server.url + "/mcp", http_client=h)) as client:
+                return await client.call_tool("run_skill", {"slug": SLUG, "params": {"amount": "5.00"}})
+
+    browsers: list[int] = []
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            browsers.append(chromiums_under(server.proc.pid))
+            done.wait(0.2)
+
+    with SampleApp(password=PASSWORD, port=port) as app, PersonAtTheDaemon(api, [], {}) as person:
+        team.worker("one", "--slots", "1")
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        result = asyncio.run(call())
+        done.set()
+        watcher.join(10)
+        out = "\n".join(c.text for c in result.content if getattr(c, "text", None))
+        assert len(app.state.reports) == 1, out
+    assert not result.is_error and out.startswith("run ") and out.splitlines()[0].endswith(
+        "success — " + out.splitlines()[0].split(" — ", 1)[1]), out
+    run_id = out.split()[1].rstrip(":")
+    run = api.get(f"/api/runs/{run_id}").json()
+    assert run["status"] == "success" and run["origin"].startswith("MCP session "), run
+    assert [s for s in person.seen if s.startswith("allow")], person.seen  # asked on the Approvals page
+    assert browsers and max(browsers) == 0, browsers  # the worker's Chromium, none of the daemon's
+
+
+def test_an_agent_that_cancels_its_run_skill_takes_the_waiting_run_off_the_queue(
+        running: Running, cli_env_runner: Any) -> None:
+    """The twin of the Runs page's Cancel: the client cancels its run_skill
+    call while the run waits for a worker; the run ends at once, off the
+    queue, and the session's next call still works."""
+    import asyncio
+
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    server, api = running.server, running.server.api()
+
+    def agents_runs() -> list[dict[str, Any]]:
+        return [r for r in api.get("/api/runs").json()
+                if r.get("origin", "").startswith("MCP session ") and r.get("slug") == SLUG]
+
+    async def go() -> tuple[str, Any]:
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {server.token}"}, timeout=120) as h:
+            async with Client(streamable_http_client(server.url + "/mcp", http_client=h)) as client:
+                call = asyncio.create_task(client.call_tool("run_skill", {"slug": SLUG,
+                                                                          "params": {"amount": "5.00"}}))
+                waiting = await asyncio.to_thread(wait_for, agents_runs, 60, "the agent's run in the queue")
+                assert workers_seen(cli_env_runner, running.team.env)["queue"] == {"waiting": 1, "running": 0}
+                call.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await call
+                return str(waiting[0]["run_id"]), await client.call_tool("read_skill_file",
+                                                                          {"slug": SLUG, "path": "SKILL.md"})
+
+    run_id, after = asyncio.run(go())
+    ended = run_until(api, run_id, lambda r: r["status"] != "running", 30)
+    assert ended["status"] == "aborted", ended
+    assert ended["message"] == "cancelled by the agent's client while it waited in the run queue", ended
+    assert workers_seen(cli_env_runner, running.team.env)["queue"] == {"waiting": 0, "running": 0}
+    assert not after.is_error
+
+
 def test_a_worker_killed_mid_run_leaves_it_interrupted_with_its_writes_and_nothing_runs_it_again(
         running: Running, cli_env_runner: Any) -> None:
     team, port, api = running.team, running.port, running.server.api()

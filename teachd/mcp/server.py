@@ -16,9 +16,10 @@ so the handlers here hand them to ``teachd.mcp.resources`` and
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
@@ -130,9 +131,26 @@ class TeachdMCP(MCPServer):
                 if everyone >= self.browsers_in_all:
                     raise ToolError(f"this teachd has {everyone} MCP session browsers open, its most: "
                                     "try again when a session ends")
+        with self._busy_while(run, person, ctx):
+            return await run.on_browser(ctx, lambda b: job(run, b))
+
+    async def replay(self, ctx: Any, slug: str, params: dict[str, str]) -> dict[str, Any]:
+        """run_skill: on the daemon's run queue where it has one (a worker
+        replays it, as a Runs-page click; no browser opens here), else on the
+        session's own browser."""
+        if self.services_of(_person(ctx)).run_door is None:
+            return await self.on_browser(ctx, lambda run, b: run.run_skill(b, slug, params))
+        run = await anyio.to_thread.run_sync(self.run_for, ctx)
+        with self._busy_while(run, _person(ctx) or "", ctx):
+            return await run.off_browser(ctx, lambda caller: run.queue_skill(slug, params, caller))
+
+    @contextlib.contextmanager
+    def _busy_while(self, run: McpRun, person: str, ctx: Any) -> Iterator[None]:
+        """The session is busy — never reaped as idle — while a job of it runs."""
+        with self._lock:
             self._busy[id(run)] = self._busy.get(id(run), 0) + 1
         try:
-            return await run.on_browser(ctx, lambda b: job(run, b))
+            yield
         finally:
             with self._lock:
                 self._busy[id(run)] -= 1

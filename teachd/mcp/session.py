@@ -23,6 +23,7 @@ from teachd.config import Settings
 from teachd.core.errors import BadInput, NotFound, PolicyStop, TeachdError
 from teachd.mcp.acts import SECRET, Act, by_ref_or_role, masked_field, perform
 from teachd.mcp.approver import Caller, ClientApprover, answers_of, anywhere, asks_in_rounds
+from teachd.mcp.queued import RunDoor, cancel_quietly, follow
 from teachd.mcp.worker import Browser, BrowserWorker
 from teachd.runner.feedback import give_feedback
 from teachd.runner.gate import Action, Asking, Gate
@@ -83,6 +84,9 @@ class Services:
     # where a question goes when the client cannot show it: the Approvals page, or None (no daemon runs)
     approvals_page: Callable[[], str | None] = anywhere
     disk: DiskShelf | None = None  # the disk skills served beside the store's: the local person's only
+    # the daemon's run queue (team store): run_skill goes there as a Runs-page click does; None: the
+    # replay runs in the session's own browser (``teachd mcp``, the embedded store)
+    run_door: RunDoor | None = None
 
     def disk_skills(self, store_slugs: Iterable[str] | None = None) -> list[DiskSkill]:
         """The disk skills served: after the store's visible ones (``store_slugs``
@@ -200,11 +204,27 @@ class McpRun:
         """The call under way was cancelled: its question is withdrawn (a deny:
         nothing more acts), a replay stops before its next step, and the
         browser is free for the next call."""
+        under_way = list(self.replays_under_way)  # before the set: it wakes a queued run's follower
         self.interrupted.set()
         self.services.queue.withdraw(self.run_id)
-        for run_id in list(self.replays_under_way):
+        for run_id in under_way:
+            if (door := self.services.run_door) is not None:  # waiting in the queue, or on a worker
+                cancel_quietly(door, run_id, "the agent's client")
+                continue
             self.services.runs.cancel(run_id, "the agent's client")
             self.services.queue.withdraw(run_id)
+
+    async def off_browser(self, ctx: Any, job: Callable[[Caller], T]) -> T:
+        """A job that needs no browser of this session's (following a queued
+        run), on a thread, with this call's client reachable for progress; a
+        cancel of the call stops it (``interrupt``)."""
+        caller = Caller(ctx, asyncio.get_running_loop(), self.services.stopping, cancelled=self.interrupted)
+        self.interrupted.clear()
+        try:
+            return await asyncio.get_running_loop().run_in_executor(None, job, caller)
+        except asyncio.CancelledError:
+            self.interrupt()
+            raise
 
     def act(self, b: Browser, act: Act) -> dict[str, Any]:
         """Find the target (halting rather than guessing), guard the scope, ask
@@ -355,6 +375,32 @@ class McpRun:
         self.replays.append(outcome.run_id)
         halted = next((s for s in outcome.steps if s["status"] == "halted"), None)
         return self.scrubber.scrub_all({**outcome.as_dict(), "halted_step": halted})
+
+    def queue_skill(self, slug: str, params: dict[str, str], caller: Caller) -> dict[str, Any]:
+        """The replay on the daemon's run queue, put there as a Runs-page
+        click is (``Services.run_door``), followed until it ends: a worker
+        runs it, its questions and secrets wait on the daemon's pages, and
+        this session's browser is not used at all."""
+        door = self.services.run_door
+        if door is None:
+            raise BadInput("this teachd has no run queue: run_skill replays in the session's browser")
+        self._not_on_disk(slug, "taught steps to replay")
+        prepare(self.session, slug, params)  # loaded here too (its gate on this session), parameters checked
+        self._used(slug)
+        self.services.runs.set_skills(self.run_id, self.session.versions())
+        run_id = door.start(slug, params, origin=f"MCP session {self.run_id}", followed=False)
+        self.replays_under_way.add(run_id)
+        try:
+            run = follow(self.services.runs, self.services.queue, door, run_id, caller.progress,
+                         self.interrupted, self.services.stopping, self.services.approvals_page())
+            if self.interrupted.is_set() and run["status"] == "running":  # the call was cancelled
+                cancel_quietly(door, run_id, "the agent's client")
+        finally:
+            self.replays_under_way.discard(run_id)
+        self.replays.append(run_id)
+        halted = next((s for s in run["steps"] if s.get("status") == "halted"), None)
+        ended = {k: run[k] for k in ("run_id", "status", "message", "steps", "skills", "partial") if k in run}
+        return self.scrubber.scrub_all({**ended, "halted_step": halted})
 
     def _secrets_in(self, act: Act) -> list[str]:
         """The secrets a ``type`` would type, allowed only as the taught skill
@@ -537,6 +583,8 @@ class Sessions(Protocol):
     def run_for(self, ctx: Any) -> McpRun: ...
 
     async def on_browser(self, ctx: Any, job: Callable[[McpRun, Any], T]) -> T: ...
+
+    async def replay(self, ctx: Any, slug: str, params: dict[str, str]) -> dict[str, Any]: ...
 
 
 def expect_params(params: Any) -> dict[str, str]:

@@ -64,7 +64,10 @@ RUN_SKILL = ("Replay a taught skill end to end (as teachd run does) in this sess
              "browser, with parameters (params: NAME → value; the demonstrated values "
              "otherwise). Progress comes as notifications; the result is the run's "
              "outcome and the step that halted, if any. Its approvals ask as "
-             "computer_act's do: one question for the whole plan.")
+             "computer_act's do: one question for the whole plan. On a teachd serve "
+             "with a run queue (a team's store) it goes on the queue as a Runs-page "
+             "click does: a worker replays it (not this session's browser), and its "
+             "questions and secrets wait on the daemon's Approvals and secret pages.")
 FEEDBACK = ("How the task went, one click: outcome success or failure for a skill, in "
             "this session's run (or run_id, e.g. a run_skill run). It appends a dated "
             "line to the skill's History, as a new version.")
@@ -152,7 +155,7 @@ async def run_skill(sessions: Sessions, slug: Slug, ctx: Context,
                     params: ParamsArg = None) -> str | InputRequiredResult:
     try:
         values = expect_params(params)
-        result = await sessions.on_browser(ctx, lambda run, b: run.run_skill(b, slug, values))
+        result = await sessions.replay(ctx, slug, values)
     except Asking as question:
         return _round(question)
     text = _outcome_text(result)

@@ -40,7 +40,7 @@ from teachd.queue.submit import live_capabilities, queue_run
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.runs import QUEUED, RunStore
 from teachd.store.schedules import ScheduleStore
-from teachd.store.secret_asks import SecretAsks
+from teachd.store.secret_asks import SecretAsks, purge
 from teachd.store.skills import SkillStore
 from teachd.store.workers import WorkerStore
 
@@ -81,6 +81,7 @@ def sweep(store: SkillStore, stalled_s: float, queue: RunQueue | None = None) ->
             log.info("the run queue's sweep left job %s (%s)", row["id"], first_line(exc))
     ended.extend(_lost(store))
     reroute(store)
+    purge(store.db)  # secret questions of runs that ended, whoever asked them: none outlives its run
     return ended
 
 
@@ -119,7 +120,7 @@ def _interrupt(store: SkillStore, args: dict[str, Any], runner: str,
     if message is None:  # ended already, or by another daemon's sweep: that one queues it again
         return None
     ApprovalQueue(person).withdraw(run_id)
-    SecretAsks(person.db, owner).withdraw(run_id)
+    SecretAsks(person.db, owner, person.cipher).withdraw(run_id)
     end_on_schedule(person, run_id, "interrupted", message)
     log.warning("run %s of %s: %s", run_id, owner, message)
     if again is not None and queue is not None:

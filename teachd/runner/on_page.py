@@ -38,7 +38,8 @@ def run_on_the_page(runs: RunStore, settings: Settings, approvals: ApprovalQueue
                       recordings=settings.recordings_dir if runs.owner == settings.owner else None)
     approver = PageApprover(approvals, label, timeout=timeout, points=followed)
     # a worker elsewhere asks through the store, the value sealed to it (its person types it on a daemon)
-    source = DeskSource(desk, "") if desk is not None else StoreSource(SecretAsks(runs.db, runs.owner))
+    source = DeskSource(desk, "") if desk is not None else \
+        StoreSource(SecretAsks(runs.db, runs.owner, runs.skills.cipher))
     secret = page_secret(settings.secret_from_env, source, lambda: approver.run_id, [slug], timeout)
 
     def started(run_id: str) -> None:

@@ -117,9 +117,11 @@ class SecretDesk:
         now = self._clock()
         item = Asked(secrets.token_urlsafe(16), name, run_id, list(skills), now, self._owner or "",
                      touched=now)
+        elsewhere = len(self._asks.pending()) if self._asks is not None else 0  # workers' questions too
         with self._lock:
             self._purge()
-            open_ = sum(1 for i in self._items.values() if i.owner == item.owner and not i.done.is_set())
+            open_ = elsewhere + sum(1 for i in self._items.values()
+                                    if i.owner == item.owner and not i.done.is_set())
             if open_ >= MAX_OPEN:
                 raise TooMany(f"{open_} secrets are already asked and not typed: at most {MAX_OPEN} "
                               "at once; type or drop some first")
@@ -131,12 +133,18 @@ class SecretDesk:
             raise BadInput("type the secret (it is not stored)")
         if len(value) > MAX_VALUE:
             raise LimitExceeded(f"a secret is at most {MAX_VALUE} characters")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise BadInput("a secret is text (this one has a character no text can hold)") from None
         with self._lock:
             self._purge()
             item = self._mine(self._items.get(sid))
-            if item is not None and not item.done.is_set():
+            if item is not None:  # this desk's own question: answered once, decided under the lock
+                if item.done.is_set():
+                    raise NotFound(GONE)
                 item.value, item.given_at = value, self._clock()
-        if item is not None and item.value is not None:
+        if item is not None:
             item.done.set()
         elif self._asks is None or not self._asks.give(sid, value):  # sealed to the worker that asked
             raise NotFound(GONE)

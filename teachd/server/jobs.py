@@ -47,9 +47,12 @@ class Runs:
         owner's ``TEACHD_SECRET_*``: their secrets are asked on their page)."""
         return Runs(runs, settings, approvals, desk, self._threads, self.per_person, self.queue)
 
-    def start(self, slug: str, params: dict[str, str], start_url: str | None = None) -> str:
+    def start(self, slug: str, params: dict[str, str], start_url: str | None = None, *,
+              origin: str = "web UI", followed: bool = True) -> str:
         """The run's id at once (its page shows it starting); the replay on the
-        run queue where there is one and it can take it, else in a thread."""
+        run queue where there is one and it can take it, else in a thread.
+        ``origin``: who started it (the web UI, an agent's MCP session);
+        ``followed``: a person watches its page (where a step not found may be shown)."""
         if self.queue is not None:
             skill = self.runs.skills.load(slug)
             if not has_steps(skill.current.files):
@@ -60,8 +63,8 @@ class Runs:
                         and (run["queued"] or not run["steps"]):
                     raise Conflict(f"this run of {slug} is starting already ({run['run_id']}): follow it on "
                                    "its page, or cancel it there")
-            run_id = queue_run(self.queue, self.runs, slug, params, origin="web UI",
-                               timeout=self.approvals.timeout, start_url=start_url, followed=True)
+            run_id = queue_run(self.queue, self.runs, slug, params, origin=origin,
+                               timeout=self.approvals.timeout, start_url=start_url, followed=followed)
             if run_id is None:  # no queueing lock is given: never None here
                 raise Conflict(f"a run of {slug} waits in the queue already")
             return run_id
@@ -80,18 +83,18 @@ class Runs:
                                "or cancel it there")
         run_id = self.runs.new_run_id()
         self.runs.start(run_id, {})
-        self.runs.progress(run_id, {"slug": slug, "origin": "web UI", "used": [slug], "params": params,
+        self.runs.progress(run_id, {"slug": slug, "origin": origin, "used": [slug], "params": params,
                                     "start_url": start_url, "message": "starting the browser"})
 
         def work() -> None:
             try:
                 run_on_the_page(self.runs, self.settings, self.approvals, self.desk, slug, params,
-                                label=run_id, origin="web UI", timeout=self.approvals.timeout,
-                                start_url=start_url, run_id=run_id, followed=True)
+                                label=run_id, origin=origin, timeout=self.approvals.timeout,
+                                start_url=start_url, run_id=run_id, followed=followed)
             except Exception as exc:  # noqa: BLE001 — its record says what went wrong
                 if self.runs.one(run_id)["status"] != "running":
                     return  # the replay recorded its own end
-                self.runs.finish(run_id, "failure", {"slug": slug, "origin": "web UI", "used": [slug],
+                self.runs.finish(run_id, "failure", {"slug": slug, "origin": origin, "used": [slug],
                                                      "params": params, "start_url": start_url,
                                                      "message": f"the run could not start: {exc}"})
 

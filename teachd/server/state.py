@@ -196,6 +196,7 @@ class Daemon:
         from teachd.mcp.server import IDLE_AFTER, TeachdMCP
         from teachd.mcp.session import services_for
         from teachd.runner.secret_desk import DeskSource
+        from teachd.server.run_door import RunDoor
         from teachd.skills.disk import shelf_for
 
         disk = shelf_for(self.settings, Path.cwd(), Path.home())  # where teachd serve was started
@@ -207,6 +208,8 @@ class Daemon:
                                 owner=person is self,  # anyone else's browser: no local destinations
                                 disk=disk if person is self else None)  # this disk is the owner's
             made.approvals_page = lambda: f"{base_url.rstrip('/')}/approvals"  # this daemon's own
+            if self.queue is not None:  # run_skill goes on the run queue, as the person's own click does
+                made.run_door = RunDoor(person, base_url)
             return made
 
         server = TeachdMCP(services(self), lambda user: services(self.as_user(user)), idle_after=IDLE_AFTER)
@@ -241,4 +244,4 @@ class Daemon:
 
 def _asks(store: SkillStore, queue: RunQueue | None) -> SecretAsks | None:
     """Where workers elsewhere ask a person's secrets: the store, on a team's (a queue); else nowhere."""
-    return SecretAsks(store.db, store.owner) if queue is not None else None
+    return SecretAsks(store.db, store.owner, store.cipher) if queue is not None else None

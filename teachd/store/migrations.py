@@ -357,9 +357,11 @@ MIGRATIONS.append(
     (
         "0018_secret_asks",
         # A secret a run on a worker asks its person for (store/secret_asks.py):
-        # the question, the worker's public key for it, and — once the person
-        # typed it on a daemon's page — the value sealed to that key, which no
-        # key written anywhere opens. Deleted once taken, withdrawn or ended.
+        # the question, the worker's public key for it and the question sealed
+        # with the store's key (``proof``: only a key holder asks), and — once
+        # the person typed it on a daemon's page — the value sealed to that
+        # public key and then with the store's. Deleted once taken, withdrawn
+        # or ended.
         """
         CREATE TABLE secret_asks (
             id TEXT PRIMARY KEY,
@@ -368,6 +370,7 @@ MIGRATIONS.append(
             name TEXT NOT NULL,
             skills TEXT NOT NULL,
             reader BLOB NOT NULL,
+            proof BLOB NOT NULL,
             sealed BLOB,
             created_at TEXT NOT NULL
         );

@@ -35,15 +35,21 @@ def _key(shared: bytes, sender: bytes, reader: bytes) -> bytes:
 def seal_to(reader: bytes, value: str, bound: bytes) -> bytes:
     """``value`` sealed to the ``reader``'s public key, bound to ``bound``
     (what the question is): a fresh sender key each time, so one seal tells
-    nothing about another."""
+    nothing about another. Anyone may seal to a public key: the store seals
+    the result again with its own key (store/secret_asks.py), so only a key
+    holder's value is ever opened."""
     try:
         public = X25519PublicKey.from_public_bytes(reader)
     except ValueError:
         raise BadInput("the asker's key is not a key") from None
     sender = X25519PrivateKey.generate()
     mine = sender.public_key().public_bytes(*_RAW)
+    try:
+        shared = sender.exchange(public)
+    except ValueError:  # a low-order point: no key anyone could hold
+        raise BadInput("the asker's key is not a key") from None
     nonce = os.urandom(NONCE_BYTES)
-    box = AESGCM(_key(sender.exchange(public), mine, reader))
+    box = AESGCM(_key(shared, mine, reader))
     return mine + nonce + box.encrypt(nonce, value.encode("utf-8"), bound)
 
 
