@@ -24,13 +24,14 @@ class Team:
     base: Path
     workers: list[subprocess.Popen[str]] = field(default_factory=list)
 
-    def worker(self, name: str, *args: str, secrets: bool = True) -> subprocess.Popen[str]:
+    def worker(self, name: str, *args: str, secrets: bool = True,
+               env: dict[str, str] | None = None) -> subprocess.Popen[str]:
         """``teachd worker`` in a home of its own (another machine: DSN and key
         only); ``secrets``: started as alice with her secret (``--can
         secrets``), else as nobody's — no TEACHD_OWNER, no secret."""
         home = self.base / f"worker-{name}"
         home.mkdir(mode=0o700, exist_ok=True)
-        env = {**self.env, "TEACHD_HOME": str(home)}
+        env = {**self.env, "TEACHD_HOME": str(home), **(env or {})}
         if secrets:
             env["TEACHD_SECRET_PASSWORD"] = PASSWORD
         else:
@@ -48,11 +49,11 @@ class Team:
                 proc.wait(30)
 
 
-def team_on(taught_env: dict[str, str], postgres_url: str, base: Path, cli: Any) -> Team:
-    """The taught sample skill, exported from its home and imported into the team store."""
+def team_on(taught_env: dict[str, str], postgres_url: str, base: Path, cli: Any, slug: str = SLUG) -> Team:
+    """The taught sample skill (or ``slug``), exported from its home and imported into the team store."""
     from teachd.store.crypto import read_key
 
-    envelope = cli(taught_env, "skills", "export", SLUG, "--format", "json").stdout
+    envelope = cli(taught_env, "skills", "export", slug, "--format", "json").stdout
     home = base / "daemon"
     home.mkdir(mode=0o700)
     key = read_key(Path(taught_env["TEACHD_HOME"]) / "key").hex()

@@ -223,3 +223,50 @@ def test_a_widget_of_an_app_the_skill_was_not_taught_on_is_asked_about_first(
     assert len(no.asked) == 1 and "is not among the applications the skill was taught on (gedit gedit)" \
         in no.asked[0].reason, [r.reason for r in no.asked]
     assert no.asked[0].action.step == 2 and shown == "" and saved(tmp_path) is None
+
+
+def test_a_desktop_run_on_the_run_queue_waits_for_a_worker_with_a_display_which_saves_the_note(
+        desk: DesktopSession, taught_skill: tuple[dict[str, str], str, Procedure], tmp_path: Path,
+        postgres_url: str, cli_env_runner: Any) -> None:
+    """On the team store the desktop skill's run is a job: a worker with no
+    display never takes it; a worker process started on the desktop session
+    (``--can desktop``) does, replays it in the real editor, and the note is
+    on disk as the editor saved it."""
+    import time
+
+    from teachd.config import Settings
+    from teachd.store import open_store
+    from teachd.store.runs import RunStore
+    from teachd.store.workers import WorkerStore
+    from tests.people import PersonAtTheDaemon, run_until
+    from tests.queue_team import team_on, until_listed
+    from tests.test_server import serve
+
+    env, slug, _proc = taught_skill
+    team = team_on(env, postgres_url, tmp_path, cli_env_runner, slug=slug)
+    server = serve(team.env, "--slots", "0")
+    out = tmp_path / "out"
+    out.mkdir()
+    try:
+        api = server.api()
+        with desk.mousepad(tmp_path / "person", out), PersonAtTheDaemon(api, [], {}):
+            team.worker("plain", "--slots", "1")
+            until_listed(cli_env_runner, team.env, "plain")
+            started = api.post("/api/runs", json={"slug": slug})
+            assert started.status_code == 200, started.text
+            run_id = started.json()["run_id"]
+            time.sleep(5)  # a worker with no display is free, and does not take it
+            assert api.get(f"/api/runs/{run_id}").json()["queued"]
+            team.worker("desk", "--slots", "1", "--can", "desktop",
+                        env={"DISPLAY": desk.display,
+                             "DBUS_SESSION_BUS_ADDRESS": desk.env["DBUS_SESSION_BUS_ADDRESS"]})
+            done = run_until(api, run_id, lambda r: r["status"] != "running", 180)
+            assert done["status"] == "success", done["message"]
+            until(lambda: saved(out) is not None, 20, "notes.txt on disk")
+        assert saved(out) == NOTE
+        store = open_store(Settings(home=tmp_path / "daemon", owner="alice", db_url=postgres_url,
+                                    key_env=team.env["TEACHD_KEY"]))
+        assert WorkerStore(store.db).by_runner().get(RunStore(store).runner_of(run_id)) == "desk"
+    finally:
+        team.stop()
+        server.stop()

@@ -137,7 +137,7 @@ def run_daemon(settings: Settings, host: str = "127.0.0.1", port: int = 8765, op
     port_free(host, port)
     code = secrets.token_urlsafe(24)
     application = create_app(settings, host, port, login_code=code, session_idle=session_idle,
-                             session_lifetime=session_lifetime, body_timeout=request_timeout)
+                             session_lifetime=session_lifetime, body_timeout=request_timeout, settle=True)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
     login = f"{url}login?token={code}"

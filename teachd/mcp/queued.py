@@ -66,6 +66,28 @@ def follow(runs: RunStore, questions: ApprovalQueue, door: RunDoor, run_id: str,
         cancelled.wait(FOLLOW_EVERY)
 
 
+def replay_on_queue(door: RunDoor, runs: RunStore, questions: ApprovalQueue, slug: str,
+                    params: dict[str, str], origin: str, under_way: set[str],
+                    say: Callable[[float, float | None, str], None], cancelled: threading.Event,
+                    closing: threading.Event, approvals_page: str | None) -> dict[str, Any]:
+    """Put the replay on the queue and follow it (``follow``): its outcome,
+    as a replay in the session's browser gives it. While it goes its id is
+    in ``under_way`` (a cancel of the call cancels it); a call cancelled
+    meanwhile cancels it here too, should the cancel have come first."""
+    run_id = door.start(slug, params, origin=origin, followed=False)
+    under_way.add(run_id)
+    try:
+        run = follow(runs, questions, door, run_id, say, cancelled, closing, approvals_page)
+        if cancelled.is_set() and run["status"] == "running":
+            cancel_quietly(door, run_id, "the agent's client")
+    finally:
+        under_way.discard(run_id)
+    halted = next((s for s in run["steps"] if s.get("status") == "halted"), None)
+    ended: dict[str, Any] = {k: run[k] for k in ("run_id", "status", "message", "steps", "skills", "partial")
+                             if k in run}
+    return {**ended, "halted_step": halted}
+
+
 def cancel_quietly(door: RunDoor, run_id: str, by: str) -> None:
     """Cancel the run; one that ended meanwhile stays as it ended."""
     try:

@@ -23,7 +23,7 @@ from teachd.config import Settings
 from teachd.core.errors import BadInput, NotFound, PolicyStop, TeachdError
 from teachd.mcp.acts import SECRET, Act, by_ref_or_role, masked_field, perform
 from teachd.mcp.approver import Caller, ClientApprover, answers_of, anywhere, asks_in_rounds
-from teachd.mcp.queued import RunDoor, cancel_quietly, follow
+from teachd.mcp.queued import RunDoor, cancel_quietly, replay_on_queue
 from teachd.mcp.worker import Browser, BrowserWorker
 from teachd.runner.feedback import give_feedback
 from teachd.runner.gate import Action, Asking, Gate
@@ -377,10 +377,8 @@ class McpRun:
         return self.scrubber.scrub_all({**outcome.as_dict(), "halted_step": halted})
 
     def queue_skill(self, slug: str, params: dict[str, str], caller: Caller) -> dict[str, Any]:
-        """The replay on the daemon's run queue, put there as a Runs-page
-        click is (``Services.run_door``), followed until it ends: a worker
-        runs it, its questions and secrets wait on the daemon's pages, and
-        this session's browser is not used at all."""
+        """The replay on the daemon's run queue as a Runs-page click (``Services.run_door``), followed
+        to its end (mcp/queued.py): a worker runs it, not this session's browser."""
         door = self.services.run_door
         if door is None:
             raise BadInput("this teachd has no run queue: run_skill replays in the session's browser")
@@ -388,19 +386,11 @@ class McpRun:
         prepare(self.session, slug, params)  # loaded here too (its gate on this session), parameters checked
         self._used(slug)
         self.services.runs.set_skills(self.run_id, self.session.versions())
-        run_id = door.start(slug, params, origin=f"MCP session {self.run_id}", followed=False)
-        self.replays_under_way.add(run_id)
-        try:
-            run = follow(self.services.runs, self.services.queue, door, run_id, caller.progress,
-                         self.interrupted, self.services.stopping, self.services.approvals_page())
-            if self.interrupted.is_set() and run["status"] == "running":  # the call was cancelled
-                cancel_quietly(door, run_id, "the agent's client")
-        finally:
-            self.replays_under_way.discard(run_id)
-        self.replays.append(run_id)
-        halted = next((s for s in run["steps"] if s.get("status") == "halted"), None)
-        ended = {k: run[k] for k in ("run_id", "status", "message", "steps", "skills", "partial") if k in run}
-        return self.scrubber.scrub_all({**ended, "halted_step": halted})
+        s, origin = self.services, f"MCP session {self.run_id}"
+        outcome = replay_on_queue(door, s.runs, s.queue, slug, params, origin, self.replays_under_way,
+                                  caller.progress, self.interrupted, s.stopping, s.approvals_page())
+        self.replays.append(outcome["run_id"])
+        return self.scrubber.scrub_all(outcome)
 
     def _secrets_in(self, act: Act) -> list[str]:
         """The secrets a ``type`` would type, allowed only as the taught skill
@@ -585,14 +575,6 @@ class Sessions(Protocol):
     async def on_browser(self, ctx: Any, job: Callable[[McpRun, Any], T]) -> T: ...
 
     async def replay(self, ctx: Any, slug: str, params: dict[str, str]) -> dict[str, Any]: ...
-
-
-def expect_params(params: Any) -> dict[str, str]:
-    if params is None:
-        return {}
-    if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
-        raise BadInput("params is an object of NAME: value")
-    return {k: str(v) for k, v in params.items()}
 
 
 def services_for(runs: RunStore, settings: Settings, *, profile: list[str] | None = None,

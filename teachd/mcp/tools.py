@@ -33,10 +33,10 @@ from mcp_types import (
 )
 from pydantic import Field
 
-from teachd.core.errors import TeachdError, as_teachd_error
+from teachd.core.errors import BadInput, TeachdError, as_teachd_error
 from teachd.mcp.acts import Act
 from teachd.mcp.approver import APPROVAL, schema_of
-from teachd.mcp.session import Sessions, expect_params
+from teachd.mcp.session import Sessions
 from teachd.runner.gate import Asking
 
 LOAD_SKILL = """\
@@ -149,6 +149,14 @@ async def computer_act(
         out.append(ImageContent(type="image", data=base64.b64encode(result["image"]).decode(),
                                 mime_type="image/png"))
     return out
+
+
+def expect_params(params: Any) -> dict[str, str]:
+    if params is None:
+        return {}
+    if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
+        raise BadInput("params is an object of NAME: value")
+    return {k: str(v) for k, v in params.items()}
 
 
 async def run_skill(sessions: Sessions, slug: Slug, ctx: Context,

@@ -54,6 +54,21 @@ def allowed_hosts(host: str, port: int) -> frozenset[str]:
     return frozenset(f"{n}:{port}" for n in names)
 
 
+def settled() -> None:
+    """Keep every object alive now out of the garbage collector's way
+    (``gc.freeze``): once the daemon is up (and again once its MCP server is
+    made), what is alive — modules, classes, functions, the SDK's pydantic
+    models, the daemon itself — lives as long as the process. A full
+    collection walked all ~160,000 of them holding the GIL: about 120 ms on
+    the soak's two busy cores (up to 300), every ~8 s, each one stalling
+    every request under way — most of GET /api/skills' p99 (docs/benchmarks.md).
+    After this a full collection walks only what requests made since."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
 class LazyMcp:
     """The MCP server behind ``/mcp``, made when the first MCP request comes.
     Importing the MCP SDK is a second of CPU at every daemon start (its
@@ -62,10 +77,10 @@ class LazyMcp:
     worker thread (the event loop keeps answering), and its session manager
     then runs in the lifespan's task group until the daemon stops."""
 
-    def __init__(self, build: Callable[[], TeachdMCP], tasks: TaskGroup) -> None:
+    def __init__(self, build: Callable[[], TeachdMCP], tasks: TaskGroup, settle: bool = False) -> None:
         import anyio
 
-        self._build, self._tasks, self._lock = build, tasks, anyio.Lock()
+        self._build, self._tasks, self._lock, self._settle = build, tasks, anyio.Lock(), settle
         self.server: TeachdMCP | None = None  # once made
 
     async def made(self) -> TeachdMCP:
@@ -78,6 +93,8 @@ class LazyMcp:
                 server = await anyio.to_thread.run_sync(self._build)
                 await self._tasks.start(self._serve, server)
                 self.server = server
+                if self._settle:
+                    settled()  # the SDK's models, made just now, live as long as the daemon
         return self.server
 
     @staticmethod
@@ -169,7 +186,10 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 def create_app(settings: Settings, host: str, port: int, login_code: str | None = None, *,
                session_idle: float = IDLE, session_lifetime: float = LIFETIME,
-               body_timeout: float = BODY_TIMEOUT) -> Starlette:
+               body_timeout: float = BODY_TIMEOUT, settle: bool = False) -> Starlette:
+    """``settle``: the process is the daemon's own (``teachd serve``), whose
+    heap may be frozen once it is up (``settled``); not an app a test or
+    another program hosts in-process, whose objects are not the daemon's."""
     token = load_token(settings.home)
     code = login_code or secrets.token_urlsafe(24)
     base = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
@@ -182,9 +202,12 @@ def create_app(settings: Settings, host: str, port: int, login_code: str | None 
         mcp: LazyMcp | None = None
         try:
             async with anyio.create_task_group() as tasks:  # the MCP session manager's, once made
-                mcp = app.state.mcp = LazyMcp(lambda: d.mcp_server(allowed_hosts(host, port), base), tasks)
+                mcp = app.state.mcp = LazyMcp(lambda: d.mcp_server(allowed_hosts(host, port), base), tasks,
+                                              settle)
                 write_daemon_file(settings.home, base)  # where teachd mcp finds the secret page
                 d.schedules.start()  # runs the jobs if no other daemon on this store does
+                if settle:
+                    settled()
                 try:
                     yield
                 finally:

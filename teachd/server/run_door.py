@@ -5,14 +5,23 @@ cancelled exactly as a person's click is (teachd/mcp/queued.py)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from teachd.server.state import Daemon
+from teachd.runner.secret_desk import SecretDesk
+from teachd.server.jobs import Runs
+
+
+class Person(Protocol):
+    """What the door needs of a person's view of the daemon (``Daemon.as_user``)."""
+
+    jobs: Runs
+    secrets: SecretDesk
+
+    def queue_place(self, run: dict[str, Any]) -> dict[str, Any] | None: ...
 
 
 class RunDoor:
-    def __init__(self, person: Daemon, base_url: str) -> None:
+    def __init__(self, person: Person, base_url: str) -> None:
         self.person, self.base_url = person, base_url.rstrip("/")
 
     def start(self, slug: str, params: dict[str, str], start_url: str | None = None, *,
