@@ -138,11 +138,11 @@ class TeachdMCP(MCPServer):
         """run_skill: on the daemon's run queue where it has one (a worker
         replays it, as a Runs-page click; no browser opens here), else on the
         session's own browser."""
-        if self.services_of(_person(ctx)).run_door is None:
-            return await self.on_browser(ctx, lambda run, b: run.run_skill(b, slug, params))
-        run = await anyio.to_thread.run_sync(self.run_for, ctx)
+        run = await anyio.to_thread.run_sync(self.run_for, ctx)  # a person's first call opens their view
+        if (door := run.services.run_door) is None:
+            return await self.on_browser(ctx, lambda r, b: r.run_skill(b, slug, params))
         with self._busy_while(run, _person(ctx) or "", ctx):
-            return await run.off_browser(ctx, lambda caller: run.queue_skill(slug, params, caller))
+            return await run.queue_skill(ctx, door, slug, params)
 
     @contextlib.contextmanager
     def _busy_while(self, run: McpRun, person: str, ctx: Any) -> Iterator[None]:

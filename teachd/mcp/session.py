@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+import anyio.to_thread
+
 from compiler.plan import PlanError, Procedure
 from compiler.scope import in_scope
 from recorder.errors import first_line
@@ -23,7 +25,7 @@ from teachd.config import Settings
 from teachd.core.errors import BadInput, NotFound, PolicyStop, TeachdError
 from teachd.mcp.acts import SECRET, Act, by_ref_or_role, masked_field, perform
 from teachd.mcp.approver import Caller, ClientApprover, answers_of, anywhere, asks_in_rounds
-from teachd.mcp.queued import RunDoor, cancel_quietly, replay_on_queue
+from teachd.mcp.queued import RunDoor, replay_on_queue
 from teachd.mcp.worker import Browser, BrowserWorker
 from teachd.runner.feedback import give_feedback
 from teachd.runner.gate import Action, Asking, Gate
@@ -204,27 +206,11 @@ class McpRun:
         """The call under way was cancelled: its question is withdrawn (a deny:
         nothing more acts), a replay stops before its next step, and the
         browser is free for the next call."""
-        under_way = list(self.replays_under_way)  # before the set: it wakes a queued run's follower
         self.interrupted.set()
         self.services.queue.withdraw(self.run_id)
-        for run_id in under_way:
-            if (door := self.services.run_door) is not None:  # waiting in the queue, or on a worker
-                cancel_quietly(door, run_id, "the agent's client")
-                continue
+        for run_id in list(self.replays_under_way):
             self.services.runs.cancel(run_id, "the agent's client")
             self.services.queue.withdraw(run_id)
-
-    async def off_browser(self, ctx: Any, job: Callable[[Caller], T]) -> T:
-        """A job that needs no browser of this session's (following a queued
-        run), on a thread, with this call's client reachable for progress; a
-        cancel of the call stops it (``interrupt``)."""
-        caller = Caller(ctx, asyncio.get_running_loop(), self.services.stopping, cancelled=self.interrupted)
-        self.interrupted.clear()
-        try:
-            return await asyncio.get_running_loop().run_in_executor(None, job, caller)
-        except asyncio.CancelledError:
-            self.interrupt()
-            raise
 
     def act(self, b: Browser, act: Act) -> dict[str, Any]:
         """Find the target (halting rather than guessing), guard the scope, ask
@@ -376,19 +362,21 @@ class McpRun:
         halted = next((s for s in outcome.steps if s["status"] == "halted"), None)
         return self.scrubber.scrub_all({**outcome.as_dict(), "halted_step": halted})
 
-    def queue_skill(self, slug: str, params: dict[str, str], caller: Caller) -> dict[str, Any]:
+    async def queue_skill(self, ctx: Any, door: RunDoor, slug: str, params: dict[str, str]) -> dict[str, Any]:
         """The replay on the daemon's run queue as a Runs-page click (``Services.run_door``), followed
-        to its end (mcp/queued.py): a worker runs it, not this session's browser."""
-        door = self.services.run_door
-        if door is None:
-            raise BadInput("this teachd has no run queue: run_skill replays in the session's browser")
-        self._not_on_disk(slug, "taught steps to replay")
-        prepare(self.session, slug, params)  # loaded here too (its gate on this session), parameters checked
-        self._used(slug)
-        self.services.runs.set_skills(self.run_id, self.session.versions())
-        s, origin = self.services, f"MCP session {self.run_id}"
-        outcome = replay_on_queue(door, s.runs, s.queue, slug, params, origin, self.replays_under_way,
-                                  caller.progress, self.interrupted, s.stopping, s.approvals_page())
+        to its end on the event loop (mcp/queued.py): a worker runs it, not this session's browser."""
+
+        def checked() -> None:  # as the session's own replay: loaded here (its gate too), parameters checked
+            self._not_on_disk(slug, "taught steps to replay")
+            prepare(self.session, slug, params)
+            self._used(slug)
+            self.services.runs.set_skills(self.run_id, self.session.versions())
+
+        await anyio.to_thread.run_sync(checked)
+        s = self.services
+        caller = Caller(ctx, asyncio.get_running_loop(), s.stopping)  # its progress only rises
+        outcome = await replay_on_queue(door, s.runs, s.queue, slug, params, f"MCP session {self.run_id}",
+                                        caller.progress, s.approvals_page())
         self.replays.append(outcome["run_id"])
         return self.scrubber.scrub_all(outcome)
 

@@ -145,9 +145,12 @@ class ApprovalQueue:
                              (pid, self.owner))
         return dict(json.loads(self._open(pid, rows[0]["request"]))) if rows else {}
 
-    def pending(self) -> list[dict[str, Any]]:
+    def pending(self, run_id: str | None = None) -> list[dict[str, Any]]:
+        """The person's questions waiting for an answer (``run_id``: that run's only)."""
+        of_run = (" AND run_id = ?", (run_id,)) if run_id is not None else ("", ())
         rows = self.db.query("SELECT id, run_id, created_at, request FROM pending_approvals"
-                             " WHERE owner = ? AND state = 'pending' ORDER BY id", (self.owner,))
+                             f" WHERE owner = ? AND state = 'pending'{of_run[0]} ORDER BY id",
+                             (self.owner, *of_run[1]))
         return [{"id": int(r["id"]), "run_id": r["run_id"], "created_at": r["created_at"],
                  **json.loads(self._open(int(r["id"]), r["request"]))} for r in rows]
 

@@ -52,6 +52,9 @@ def rotate(db: Database, key_path: Path, progress: Callable[[int, int], None] | 
     new = Cipher(new_key)
     done = 0
     with db.atomic() as tx:
+        # a worker's open secret question lives seconds, sealed with the key every worker holds: after
+        # a rotation they all start again with the new one, and a question of the old key is dropped
+        tx.execute("DELETE FROM secret_asks")
         total = sum(int(tx.execute(f"SELECT COUNT(*) AS n FROM {table}")[0]["n"]) for table, *_ in SEALED)
         for table, keys, columns, ad in SEALED:
             for row in tx.execute(f"SELECT * FROM {table}"):

@@ -51,7 +51,7 @@ def run_view(d: Daemon, run: dict[str, Any]) -> dict[str, Any]:
     pictures = {n: {k: f"/api/runs/{run_id}/pictures/{n}/{k}" for k in _KINDS if (n, k) in shots}
                 for n in sorted({n for n, _k in shots})}
     steps = [{**st, "pictures": pictures.get(int(st["n"]), {})} for st in numbered(run.get("steps"))]
-    waiting = with_evidence(d, [p for p in d.approvals.pending() if p["run_id"] == run_id])
+    waiting = with_evidence(d, d.approvals.pending(run_id))
     secrets = [s for s in d.secrets.pending() if s.get("run_id") == run_id]
     given, undo_left = d.runs.feedback_of(run_id, UNDO_SECONDS)
     return {**run, "steps": steps, "waiting": waiting, "secrets_waiting": secrets,
