@@ -40,7 +40,7 @@ from teachd.queue.submit import live_capabilities, queue_run
 from teachd.store.approvals import ApprovalQueue
 from teachd.store.runs import QUEUED, RunStore
 from teachd.store.schedules import ScheduleStore
-from teachd.store.secret_asks import SecretAsks, purge
+from teachd.store.secret_asks import purge
 from teachd.store.skills import SkillStore
 from teachd.store.workers import WorkerStore
 
@@ -119,8 +119,7 @@ def _interrupt(store: SkillStore, args: dict[str, Any], runner: str,
     message = runs.abandon(run_id, why, then=then)
     if message is None:  # ended already, or by another daemon's sweep: that one queues it again
         return None
-    ApprovalQueue(person).withdraw(run_id)
-    SecretAsks(person.db, owner, person.cipher).withdraw(run_id)
+    ApprovalQueue(person).withdraw(run_id)  # its secret questions go with the sweep's ``purge``
     end_on_schedule(person, run_id, "interrupted", message)
     log.warning("run %s of %s: %s", run_id, owner, message)
     if again is not None and queue is not None:
