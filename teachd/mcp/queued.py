@@ -60,10 +60,14 @@ async def replay_on_queue(door: RunDoor, runs: RunStore, questions: ApprovalQueu
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(cancel_quietly, door, started[0], "the agent's client")
         raise
-    halted = next((s for s in run["steps"] if s.get("status") == "halted"), None)
-    ended: dict[str, Any] = {k: run[k] for k in ("run_id", "status", "message", "steps", "skills", "partial")
-                             if k in run}
-    return {**ended, "halted_step": halted}
+    return with_halted_step({k: run[k] for k in ("run_id", "status", "message", "steps", "skills", "partial")
+                             if k in run})
+
+
+def with_halted_step(outcome: dict[str, Any]) -> dict[str, Any]:
+    """A replay's outcome as ``run_skill`` answers it, wherever it ran: with the step that halted, if any."""
+    halted = next((s for s in outcome["steps"] if s.get("status") == "halted"), None)
+    return {**outcome, "halted_step": halted}
 
 
 async def follow(runs: RunStore, questions: ApprovalQueue, door: RunDoor, run_id: str, say: Say,

@@ -25,7 +25,7 @@ from teachd.config import Settings
 from teachd.core.errors import BadInput, NotFound, PolicyStop, TeachdError
 from teachd.mcp.acts import SECRET, Act, by_ref_or_role, masked_field, perform
 from teachd.mcp.approver import Caller, ClientApprover, answers_of, anywhere, asks_in_rounds
-from teachd.mcp.queued import RunDoor, replay_on_queue
+from teachd.mcp.queued import RunDoor, replay_on_queue, with_halted_step
 from teachd.mcp.worker import Browser, BrowserWorker
 from teachd.runner.feedback import give_feedback
 from teachd.runner.gate import Action, Asking, Gate
@@ -359,8 +359,7 @@ class McpRun:
         finally:
             under_way.clear()
         self.replays.append(outcome.run_id)
-        halted = next((s for s in outcome.steps if s["status"] == "halted"), None)
-        return self.scrubber.scrub_all({**outcome.as_dict(), "halted_step": halted})
+        return self.scrubber.scrub_all(with_halted_step(outcome.as_dict()))
 
     async def queue_skill(self, ctx: Any, door: RunDoor, slug: str, params: dict[str, str]) -> dict[str, Any]:
         """The replay on the daemon's run queue as a Runs-page click (``Services.run_door``), followed

@@ -121,10 +121,9 @@ class SecretAsks:
     def withdraw(self, run_id: str) -> int:
         """A cancelled (or ended) run's questions go: its worker, waiting, gets nothing."""
         with self.db.atomic() as tx:
-            gone = tx.execute("DELETE FROM secret_asks WHERE owner = ? AND run_id = ? AND sealed IS NULL"
-                              " RETURNING id", (self.owner, run_id))
-            tx.execute("DELETE FROM secret_asks WHERE owner = ? AND run_id = ?", (self.owner, run_id))
-        return len(gone)
+            gone = tx.execute("DELETE FROM secret_asks WHERE owner = ? AND run_id = ? RETURNING sealed",
+                              (self.owner, run_id))
+        return sum(1 for r in gone if r["sealed"] is None)  # the questions still asked
 
     def _proven(self, r: Row) -> bool:
         """The row is the question a key holder asked: its proof opens and says just what the row says."""
