@@ -26,6 +26,7 @@ from recorder.app_text import AppTexts, Texts
 from recorder.crops import black_out, crop_box, grab_screen, to_png
 from recorder.turns import Turns
 from recorder.writer import EventWriter, Slot
+from recorder.xclock import not_after
 
 BROWSER_CLASSES = ("chromium", "chrome")
 NAMED_KEYS = {
@@ -37,6 +38,7 @@ SETTLED_READS = 10  # reads of a widget's text 50 ms apart, until two agree (the
 CATCH_UP_S = 3.0  # how long a widget that shows none of the last keys yet is read again (a busy app behind)
 TAIL_CHARS = 32  # the last keys typed, kept in memory only to tell that the widget has shown them
 WATCH_EVERY = 0.2  # seconds between looks at the focused window (its title is a step's effect)
+HOVERS_KEPT = 4  # the last looks at the resting pointer, each with the X server's time it ended
 
 
 class Window(NamedTuple):
@@ -134,7 +136,8 @@ def _coarse(widget: Any) -> bool:
 class Hover(NamedTuple):
     """What was under the resting pointer, looked at before any click: the
     window, the widget, the picture — should a click close that window
-    before its handler can look (a dialog's Save button)."""
+    before its handler can look (a dialog's Save button). ``seen``: the X
+    server's time once the look had seen all that (None without a clock)."""
 
     x: int
     y: int
@@ -142,12 +145,19 @@ class Hover(NamedTuple):
     widget: Any
     img: Any
     box: dict[str, int]
+    seen: int | None = None
 
 
 class DesktopCapture:
-    def __init__(self, writer: EventWriter, desktop: Any = None, windows: Any = None) -> None:
+    def __init__(self, writer: EventWriter, desktop: Any = None, windows: Any = None,
+                 clock: Callable[[], int] | None = None) -> None:
         self.writer = writer
         self._windows = windows if windows is not None else WindowInfo()  # the X server's, or a test's
+        if clock is None and windows is None:
+            from recorder.xclock import ServerClock
+
+            clock = ServerClock().now
+        self._clock = clock  # the X server's time, which a click's event carries too (recorder.xclock)
         self._desktop = desktop  # recorder.a11y.Desktop, or None: crops and titles only
         self._a11y = Turns()  # libatspi is asked from several threads; an app's texts read gives way
         self._mods: set[str] = set()
@@ -165,13 +175,15 @@ class DesktopCapture:
         self._shown: tuple[str, str] | None = None  # the focused window's (title, class) last written
         # what each app showed before and after the person acted there (the effect: ``os_text``)
         self._texts = AppTexts(self._read_texts) if desktop is not None else None
-        self._hover: Hover | None = None  # what the pointer rests on (``_look_at_pointer``)
+        self._hovers: list[Hover] = []  # what the pointer rested on, oldest first (``_look_at_pointer``)
 
     def start(self) -> None:
-        from pynput import keyboard, mouse
+        from pynput import keyboard
+
+        from recorder.xclock import timed_mouse_listener
 
         self._listeners = [
-            mouse.Listener(on_click=self._on_click),
+            timed_mouse_listener(self._on_click),
             keyboard.Listener(on_press=self._on_press, on_release=self._on_release),
         ]
         for listener in self._listeners:
@@ -237,14 +249,33 @@ class DesktopCapture:
         except Exception:
             return
         if not win.klass or any(b in win.klass for b in BROWSER_CLASSES):
-            self._hover = None
+            self._hovers = []
             return
-        if self._hover is not None and (self._hover.x, self._hover.y, self._hover.win) == (x, y, win) \
-                and not _coarse(self._hover.widget):
+        last = self._hovers[-1] if self._hovers else None
+        if last is not None and (last.x, last.y, last.win) == (x, y, win) and not _coarse(last.widget):
             return  # a read that found only the window (its widgets not yet told) is taken again
         widget = self._widget(lambda d: d.at(x, y, pid=win.pid, title=win.title))
         box = _around(x, y)
-        self._hover = Hover(x, y, win, widget, grab_screen(box), box)
+        img = grab_screen(box)
+        self._hovers = [*self._hovers, Hover(x, y, win, widget, img, box, self._now())][-HOVERS_KEPT:]
+
+    def _now(self) -> int | None:
+        try:
+            return self._clock() if self._clock is not None else None
+        except Exception:  # the X server went away: the look has no time
+            return None
+
+    def _rested(self, x: int, y: int, pressed_at: int | None) -> Hover | None:
+        """What the pointer rested on when the button went down at (x, y):
+        the last look that had ended by then (X server time) — not a look
+        the window watch took after the click, which a late handler would
+        otherwise find there already (the dialog the click closed gone, the
+        window behind it in its place) — and only if it was at that point."""
+        hovers = self._hovers
+        if pressed_at is not None:
+            hovers = [h for h in hovers if h.seen is None or not_after(h.seen, pressed_at)]
+        last = hovers[-1] if hovers else None
+        return last if last is not None and (last.x, last.y) == (x, y) else None
 
     def _read_typing(self) -> None:
         """The text of the widget being typed into, as it reads now: what was
@@ -293,7 +324,8 @@ class DesktopCapture:
         evidence["path"] = [[role, mask_text(name)[0]] for role, name in evidence.get("path", [])]
         return evidence
 
-    def _on_click(self, x: int, y: int, button: Any, pressed: bool) -> None:
+    def _on_click(self, x: int, y: int, button: Any, pressed: bool, pressed_at: int | None = None) -> None:
+        """``pressed_at``: the X server's time on the button's event (recorder.xclock)."""
         if not pressed:
             return
         # Places in the order first: what was typed came before this click, and
@@ -309,7 +341,7 @@ class DesktopCapture:
         # be gone before this handler looks: where the pointer rested there a
         # moment before, the click was on what was looked at then — when the
         # window now under it is another, or the widget read now is in another.
-        hover = self._hover if self._hover is not None and (self._hover.x, self._hover.y) == (x, y) else None
+        hover = self._rested(x, y, pressed_at)
         rested = hover if hover is not None and (hover.win.title, hover.win.pid) != (under.title, under.pid) \
             else None
         win = self._outside_browser(lambda: rested.win if rested is not None else under)

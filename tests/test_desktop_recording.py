@@ -299,3 +299,79 @@ def test_a_look_at_the_resting_pointer_goes_before_a_long_read_of_an_apps_texts(
               if json.loads(line)["type"] == "os_click"]
     assert [(c["window"], c["target"]["name"]) for c in clicks] == [(dialog, "Save")], clicks
     assert app.looked_while_reading
+
+
+class Ticks:
+    """The X server's clock as a test sets it (ms)."""
+
+    def __init__(self) -> None:
+        self.ms = 0
+
+    def now(self) -> int:
+        return self.ms
+
+
+def test_a_click_whose_handler_runs_after_the_watch_looked_again_is_recorded_on_the_dialog_it_closed(
+        tmp_path: Path) -> None:
+    """Seen in CI under the suite's load: the window watch had looked at the
+    Save button the pointer rested on, the click closed the dialog and the
+    file was saved, the watch looked again (the editor now under the
+    pointer) — and only then did the click's handler run. The click is on
+    what the last look before it showed, by the X server's clock."""
+    from types import SimpleNamespace
+
+    from recorder.a11y import Widget
+    from recorder.desktop import DesktopCapture, Window
+    from recorder.writer import EventWriter
+
+    saved, dialog, cls = "/home/p/notes.txt", "Save as...", "featherpad featherpad"
+    save = Widget(role="push button", name="Save", path=(("dialog", dialog),), states=frozenset(), box=None,
+                  window=dialog, app="featherpad", pid=7)
+    editor = Widget(role="text", name="", path=(("frame", saved),), states=frozenset({"editable"}), box=None,
+                    window=saved, app="featherpad", pid=7)
+    app, windows, clock = SlowDialog(save, editor), PointerOn(Window(dialog, cls, 7)), Ticks()
+    writer = EventWriter(tmp_path)
+    capture = DesktopCapture(writer, app, windows=windows, clock=clock.now)
+    clock.ms = 1000
+    capture._look_at_pointer()  # the hand rests on Save
+    app.open, windows.now = False, Window(saved, cls, 7)  # pressed at 1500: the dialog closes, the file is saved
+    clock.ms = 1700
+    capture._look_at_pointer()  # the watch looks again before the click's handler runs
+    assert [h.widget.name for h in capture._hovers] == ["Save", ""]  # it did see the editor there
+    capture._on_click(300, 200, SimpleNamespace(name="left"), True, 1500)
+    writer.close()
+    clicks = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()
+              if json.loads(line)["type"] == "os_click"]
+    assert [(c["window"], c["target"]["name"], c["target"]["role"]) for c in clicks] == [
+        (dialog, "Save", "push button")], clicks
+
+
+def test_a_clicks_x_server_time_lies_between_the_clocks_readings_around_it(
+        desk: DesktopSession, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The press's time (pynput's X listener) and a look's time (the
+    clock) are on one clock, the X server's: what orders a click and the
+    window watch's looks however late the click's handler runs."""
+    monkeypatch.setenv("DISPLAY", desk.display)
+    from recorder.xclock import ServerClock, not_after, timed_mouse_listener
+
+    clock, presses = ServerClock(), []
+    listener = timed_mouse_listener(lambda x, y, button, pressed, at: presses.append((x, y, pressed, at)))
+    listener.daemon = True
+    listener.start()
+    listener.wait()
+    try:
+        desk.xdo("mousemove", "3", "797")  # a corner of the bare screen: nothing there acts on a click
+        time.sleep(0.05)
+        before = clock.now()
+        time.sleep(0.05)
+        desk.xdo("click", "1")
+        time.sleep(0.05)
+        after = clock.now()
+        until(lambda: len(presses) >= 2 or None, 10, "the press and release heard")
+    finally:
+        listener.stop()
+        desk.xdo("click", "1")  # pynput's X listener ends at the next event it hears
+        listener.join(10)
+    (x, y, pressed, at), _release = presses[:2]
+    assert (x, y, pressed) == (3, 797, True), presses
+    assert at is not None and not_after(before, at) and not_after(at, after) and at != before, (before, at, after)
