@@ -329,3 +329,45 @@ def test_names_remembered_for_the_manifest_are_one_per_skill_however_often_it_is
         store.update("busy", SkillContent(name=f"Busy {i}", description="Written often.", instructions="# B\n"))
         assert [m["name"] for m in store.manifest() if m["slug"] == "busy"] == [f"Busy {i}"]
     assert len(store.cipher._memo) == 2 * len(store.manifest())
+
+
+def test_a_long_history_is_compressed_before_it_is_sealed_and_reads_back_exactly(
+        store: SkillStore, settings: Settings) -> None:
+    """Every click writes a version whole: sealed as it was, a History of
+    thousands of lines was written again in full at each click (a soak's
+    PostgreSQL wrote 5 MB of WAL a second). A long value is compressed
+    inside the ciphertext; a short one, and an old one sealed whole, read
+    as they always did."""
+    import zlib
+
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    from teachd.store.crypto import NONCE_BYTES, PACK_FROM
+
+    history = "".join(f"- 2026-12-{1 + i % 28:02d} — success — run run-{i:08x}\n" for i in range(2000))
+    body = f"# {SECRET_WORDS[2]}\n\n## History\n\n{history}"
+    store.create("demo", content(instructions=body))
+    row = store.db.query("SELECT instructions, name FROM skill_versions WHERE slug = 'demo'")[0]
+    sealed = bytes(row["instructions"])
+    assert len(sealed) * 4 < len(body.encode())  # compressed, then sealed
+    assert SECRET_WORDS[2].encode() not in sealed and zlib.compress(body.encode(), 1)[:32] not in sealed
+    assert store.version("demo").content.instructions == body
+    assert len(bytes(row["name"])) == len(content().name.encode()) + NONCE_BYTES + 16  # short: as it is
+    old = "x" * (PACK_FROM * 4)  # sealed whole, before compression came: read as it was
+    nonce = os.urandom(NONCE_BYTES)
+    whole = nonce + AESGCM(settings.key_path.read_bytes()).encrypt(
+        nonce, old.encode(), store.cipher._ad("alice", "demo", 1, "instructions"))
+    assert store.cipher.open("alice", "demo", 1, "instructions", whole) == old
+
+
+def test_a_write_answers_with_the_same_skill_a_read_after_it_gives(store: SkillStore) -> None:
+    """A new version's skill is made from the row and content the write itself
+    left, in its own transaction: the same as a read after it."""
+    from dataclasses import replace
+
+    made = store.create("demo", content(1))
+    assert made == store.get("demo")
+    updated = store.update("demo", lambda c: replace(c, instructions=c.instructions + "more\n"))
+    assert updated == store.get("demo") and updated.current_version == 2
+    saved = store.save("demo", lambda c: content(3, metadata={"metadata": {"k": "v", "n": 3}}), "again", "created")
+    assert saved == store.get("demo") and saved.current_version == 3

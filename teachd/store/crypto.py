@@ -1,6 +1,13 @@
 """AES-GCM at rest. Each ciphertext is bound to (owner, slug, version, field)
 as associated data, so a value cannot be moved to another row or field.
 
+A long value is compressed before it is sealed (zlib), marked inside the
+ciphertext by a first byte UTF-8 text never starts with: a sealed value does
+not compress, and a skill's History grows by a line a click — each version
+written whole would write the whole History again. Only values of
+``PACK_FROM`` bytes or more are compressed; a secret's is far shorter, so its
+length never tells what else shares its value.
+
 The key lives in ``TEACHD_HOME/key`` (0600). A missing key for an existing
 store, a wrong key, or a key readable by others all fail closed.
 """
@@ -10,6 +17,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import zlib
 from collections import OrderedDict
 from pathlib import Path
 
@@ -20,6 +28,8 @@ from teachd.core.errors import KeyProblem
 
 KEY_BYTES = 32
 NONCE_BYTES = 12
+PACKED = b"\xff"  # the first byte of a compressed clear text: never the first byte of UTF-8 text
+PACK_FROM = 2048  # bytes of clear text from which a value is compressed before it is sealed
 
 
 def read_key(path: Path) -> bytes:
@@ -90,7 +100,7 @@ class Cipher:
     def seal(self, owner: str, slug: str, version: int, field: str, text: str) -> bytes:
         nonce = os.urandom(NONCE_BYTES)
         ad = self._ad(owner, slug, version, field)
-        return nonce + self._aead.encrypt(nonce, text.encode("utf-8"), ad)
+        return nonce + self._aead.encrypt(nonce, packed(text.encode("utf-8")), ad)
 
     def open(self, owner: str, slug: str, version: int, field: str, blob: bytes) -> str:
         blob = bytes(blob)
@@ -102,4 +112,15 @@ class Cipher:
             raise KeyProblem(
                 f"cannot decrypt {field} of {slug} v{version}: wrong key or tampered row"
             ) from None
+        if plain[:1] == PACKED:
+            plain = zlib.decompress(plain[1:])
         return plain.decode("utf-8")
+
+
+def packed(data: bytes) -> bytes:
+    """``data`` compressed and marked, when it is long and that saves a tenth; else as it is.
+    Level 1: a click's History is compressed in about a millisecond, without the GIL."""
+    if len(data) < PACK_FROM:
+        return data
+    small = PACKED + zlib.compress(data, 1)
+    return small if len(small) * 10 < len(data) * 9 else data

@@ -22,6 +22,7 @@ from teachd.core.approval import Approval
 from teachd.core.errors import BadInput, Conflict, InvalidSkill, KeyProblem, NotFound, PolicyStop
 from teachd.core.limits import check_files
 from teachd.core.models import Skill, SkillContent, SkillVersion
+from teachd.core.owners_part import owners_part_kept, trusted_part
 from teachd.core.skill_fields import name_problems
 from teachd.store import revision
 from teachd.store.crypto import Cipher
@@ -42,33 +43,16 @@ def _known(origin: str) -> str:
     return origin
 
 
-OWNERS_FILES = ("references/steps.json", "references/anchors.json")  # what the replay does, and where
-
-
-def _owners_part_kept(before: SkillContent, after: SkillContent, slug: str, owner: str) -> None:
-    """An *edit* grant edits the words (SKILL.md, notes, feedback lines); the
-    approval, the replay's plan and anchors, and the scope stay the owner's —
-    else a grantee could switch off a forced approval or point the owner's
-    skill somewhere else."""
-    changed = []
-    if after.approval.to_dict() != before.approval.to_dict():
-        changed.append("its approval")
-    changed += [path for path in OWNERS_FILES if after.files.get(path) != before.files.get(path)]
-    if after.metadata != before.metadata:
-        changed.append("its metadata (scope, kind)")
-    if changed:
-        raise PolicyStop(f"skill {slug!r} is {owner}'s: only its owner can change {', '.join(changed)}; "
-                         "no new version was made")
-
-
-def _trusted_part(content: SkillContent) -> tuple[Any, ...]:
-    """What an owner's trust covers (DESIGN §3.5, "trust is for one content
-    version"): the replay's steps and anchors, the scope they and the
-    frontmatter's ``teachd-*`` facts declare, and the approval."""
-    inner = content.metadata.get("metadata")
-    facts = sorted((str(k), str(v)) for k, v in inner.items() if str(k).startswith("teachd-")) \
-        if isinstance(inner, dict) else []
-    return (content.approval.to_dict(), *(content.files.get(path) for path in OWNERS_FILES), facts)
+def _content(plain: dict[str, str]) -> SkillContent:
+    """A version's content from its fields as stored (the clear text of each sealed one)."""
+    return SkillContent(
+        name=plain["name"],
+        description=plain["description"],
+        instructions=plain["instructions"],
+        files=json.loads(plain["files"]),
+        approval=Approval.from_dict(json.loads(plain["approval"])),
+        metadata=json.loads(plain["metadata"]),
+    )
 
 
 def _now() -> str:
@@ -313,8 +297,8 @@ class SkillStore:
             ):
                 raise Conflict(f"skill {slug!r} already exists; use `teachd skills update`")
             self._insert_skill(tx, slug, now, origin)
-            self._insert_version(tx, self.owner, slug, 1, content, note, now)
-        return self.get(slug)
+            written = self._insert_version(tx, self.owner, slug, 1, content, note, now)
+            return self._written(tx, self.owner, slug, written, "own")
 
     def update(
         self,
@@ -330,25 +314,33 @@ class SkillStore:
         ``feedback``: the revision is a History line (or its undo) made by
         teachd.runner.feedback, the one edit a person the skill is shared with
         to *use* may make — saying whether it worked is part of using it."""
-        owner = self._editable(slug, feedback)
+        owner, can = self._editable(slug, feedback)
         now = self._clock()
         with self.db.atomic() as tx:
-            new_version = self._append(tx, owner, slug, content, note, now)
+            new_version, written = self._append(tx, owner, slug, content, note, now)
             if also is not None:
                 also(tx, new_version)
-        return self.get(slug)
+            return self._written(tx, owner, slug, written, can)
 
-    def _editable(self, slug: str, feedback: bool = False) -> str:
+    def _written(self, tx: Transaction, owner: str, slug: str, content: SkillContent, can: str) -> Skill:
+        """The skill as this write left it, from its row read in the write's
+        own transaction and the content just sealed: not read back and
+        opened again (a skill with a long History is most of a click's work)."""
+        return self._skill(tx.execute("SELECT * FROM skills WHERE owner = ? AND slug = ?", (owner, slug))[0],
+                           content, can)
+
+    def _editable(self, slug: str, feedback: bool = False) -> tuple[str, str]:
         """Whose skill a new version of ``slug`` goes to: the person's own, or
-        one shared with them to edit (to use, for ``feedback``)."""
+        one shared with them to edit (to use, for ``feedback``); and that access."""
         owner, can = self.access(slug)
         if can == "use" and not feedback:
             raise PolicyStop(f"skill {slug!r} is shared with you by {owner} to use, not to edit: "
                              "no new version was made")
-        return owner
+        return owner, can
 
     def _append(self, tx: Transaction, owner: str, slug: str,
-                content: SkillContent | Callable[[SkillContent], SkillContent], note: str, now: str) -> int:
+                content: SkillContent | Callable[[SkillContent], SkillContent], note: str,
+                now: str) -> tuple[int, SkillContent]:
         # Take the skill's row first, and read it: on PostgreSQL this row lock queues concurrent
         # writers (SQLite's BEGIN IMMEDIATE already has), so versions stay linear.
         rows = tx.execute("UPDATE skills SET updated_at = updated_at WHERE owner = ? AND slug = ?"
@@ -369,19 +361,19 @@ class SkillStore:
             content = content(previous)
         if owner != self.owner:
             assert previous is not None
-            _owners_part_kept(previous, content, slug, owner)
+            owners_part_kept(previous, content, slug, owner)
             note = f"{note} — by {self.owner}"
         content = self._checked(content)
-        self._insert_version(tx, owner, slug, current + 1, content, note, now)
+        written = self._insert_version(tx, owner, slug, current + 1, content, note, now)
         tx.execute("UPDATE skills SET current_version = ?, updated_at = ? WHERE owner = ? AND slug = ?",
                    (current + 1, now, owner, slug))
         if trusted_from is not None:
             assert previous is not None
-            if _trusted_part(self._checked(previous)) != _trusted_part(content):
+            if trusted_part(self._checked(previous)) != trusted_part(content):
                 # trusted was this content's steps, scope and approval, not whatever comes next
                 tx.execute("UPDATE skills SET origin = ?, trusted_from = NULL WHERE owner = ? AND slug = ?",
                            (trusted_from, owner, slug))
-        return current + 1
+        return current + 1, written
 
     def _trusted_from(self, tx: Transaction, owner: str, slug: str, recorded: Any) -> str | None:
         """What the skill was before its owner trusted it, None when it is not
@@ -417,13 +409,13 @@ class SkillStore:
         now = self._clock()
         with self.db.atomic() as tx:
             if tx.execute("SELECT 1 FROM skills WHERE owner = ? AND slug = ?", (self.owner, slug)):
-                self._append(tx, self.owner, slug, make, note, now)
+                _version, written = self._append(tx, self.owner, slug, make, note, now)
                 tx.execute("UPDATE skills SET origin = ?, trusted_from = NULL WHERE owner = ? AND slug = ?",
                            (_known(origin), self.owner, slug))
             else:
                 self._insert_skill(tx, slug, now, origin)
-                self._insert_version(tx, self.owner, slug, 1, self._checked(make(None)), note, now)
-        return self.get(slug)
+                written = self._insert_version(tx, self.owner, slug, 1, self._checked(make(None)), note, now)
+            return self._written(tx, self.owner, slug, written, "own")
 
     def restore(self, slug: str, version: int) -> Skill:
         old = self.version(slug, version)
@@ -525,7 +517,8 @@ class SkillStore:
 
     def _insert_version(
         self, tx: Transaction, owner: str, slug: str, version: int, content: SkillContent, note: str, now: str
-    ) -> None:
+    ) -> SkillContent:
+        """Seal and write one version; the content as any later read of it will open it."""
         plain = {
             "name": content.name,
             "description": content.description,
@@ -545,6 +538,7 @@ class SkillStore:
             (owner, slug, version, now, *sealed),
         )
         revision.moved(tx, owner, slug)  # what a manifest lists may have changed
+        return _content(plain)
 
     def _open(self, row: Row) -> dict[str, str]:
         return {
@@ -554,20 +548,12 @@ class SkillStore:
 
     def _version(self, row: Row) -> SkillVersion:
         plain = self._open(row)
-        content = SkillContent(
-            name=plain["name"],
-            description=plain["description"],
-            instructions=plain["instructions"],
-            files=json.loads(plain["files"]),
-            approval=Approval.from_dict(json.loads(plain["approval"])),
-            metadata=json.loads(plain["metadata"]),
-        )
         return SkillVersion(
             slug=row["slug"],
             version=int(row["version"]),
             created_at=row["created_at"],
             note=plain["note"],
-            content=content,
+            content=_content(plain),
         )
 
     def _skill(self, row: Row, current: SkillContent | None = None, access: str = "own") -> Skill:
