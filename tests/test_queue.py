@@ -558,3 +558,42 @@ def test_a_schedules_run_and_health_check_go_on_the_queue_and_a_worker_records_t
         assert len(app.state.reports) == 1  # the replay's report; the check made none
     checks = [r for r in api.get("/api/runs").json() if r.get("origin", "").startswith("health check")]
     assert checks and checks[0]["status"] != "running", checks
+
+
+def test_a_retention_sweep_whose_worker_died_waits_again_unless_a_later_one_waits_already(
+        postgres_url: str, tmp_path: Path) -> None:
+    """The database as a worker killed during the retention sweep leaves it:
+    the job *doing*, held by a worker whose heartbeats stopped. It stayed so
+    for ever; the daemon's sweep now puts it back for the next worker (it
+    only deletes what is old: safe to repeat), or ends it when a later
+    firing's sweep already waits (one waits at a time)."""
+    from teachd.queue.app import RETENTION
+    from teachd.queue.sweep import sweep
+
+    store = open_store(Settings(home=tmp_path, owner="alice", db_url=postgres_url))
+    queue = RunQueue(postgres_url, store.db)
+
+    def held_by_a_dead_worker() -> int:
+        (dead,) = store.db.query("INSERT INTO procrastinate_workers (last_heartbeat)"
+                                 " VALUES (NOW() - interval '1 hour') RETURNING id")
+        (job,) = store.db.query("UPDATE procrastinate_jobs SET status = 'doing', worker_id = ?"
+                                " WHERE task_name = ? AND status = 'todo' RETURNING id", (dead["id"], RETENTION))
+        return int(job["id"])
+
+    def status() -> list[tuple[int, str, int]]:
+        return [(int(r["id"]), str(r["status"]), int(r["attempts"])) for r in store.db.query(
+            "SELECT id, status, attempts FROM procrastinate_jobs WHERE task_name = ? ORDER BY id", (RETENTION,))]
+
+    try:
+        assert queue.retention(30)
+        first = held_by_a_dead_worker()
+        assert sweep(store, STALLED_S, queue) == []  # no run of anyone's ended
+        assert status() == [(first, "todo", 1)]  # waits again, its attempt counted
+        held_by_a_dead_worker()
+        assert queue.retention(30)  # the next firing's, while that one is held
+        sweep(store, STALLED_S, queue)
+        (held, later) = status()
+        assert held[:2] == (first, "failed") and later[1:] == ("todo", 0), status()
+        assert not queue.retention(30)  # still one waiting at a time
+    finally:
+        queue.close()

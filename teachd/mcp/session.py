@@ -135,28 +135,43 @@ class McpRun:
         self.interrupted = threading.Event()  # the client cancelled the call under way
         self._plans: dict[tuple[str, int], Procedure | None] = {}
         self._lock = threading.Lock()
+        # the session's skills change on the thread of whichever call loads one (a tool's, the
+        # browser's, a prompt's): one at a time, each with the versions the run records after it
+        self._skills = threading.RLock()
         self.closed = False
         self._layers: list[Layer] = []  # this session's rules on its browser's guard (runner.guard)
         self.scrubber = Scrubber()  # every secret this session typed: never handed back
 
     # -- skills -------------------------------------------------------------
     def load_skill(self, slug: str) -> dict[str, Any]:
-        if (disk := self.services.disk_skill(slug)) is not None:
-            loaded = disk.loaded()
-            self.gate.load(slug, disk.approval)  # a disk copy of a taught skill asks as its original did
+        with self._skills:
+            if (disk := self.services.disk_skill(slug)) is not None:
+                loaded = disk.loaded()
+                self.gate.load(slug, disk.approval)  # a disk copy of a taught skill asks as its original did
+                return loaded
+            loaded = self.session.load_skill(slug)
+            self._used(slug)
+            self.services.runs.set_skills(self.run_id, self.session.versions())
             return loaded
-        loaded = self.session.load_skill(slug)
-        self._used(slug)
-        self.services.runs.set_skills(self.run_id, self.session.versions())
-        return loaded
+
+    def _to_replay(self, slug: str, params: dict[str, str]) -> Procedure:
+        """A skill about to be replayed, here or on the queue: loaded (its gate
+        too), its parameters checked, and the run's skills recorded."""
+        with self._skills:
+            self._not_on_disk(slug, "taught steps to replay")
+            proc = prepare(self.session, slug, params)
+            self._used(slug)
+            self.services.runs.set_skills(self.run_id, self.session.versions())
+            return proc
 
     def read_skill_file(self, slug: str, path: str) -> str:
         """A file of a skill — the tool, and the ``skill://`` resource. What the
         agent reads of a skill, it has: the skill is loaded into the session
         first, as ``load_skill`` and the ``skill:`` prompt do, so its approval
         holds for every later call (a body without its gate was the twin fault)."""
-        if slug not in self.session.loaded:
-            self.load_skill(slug)
+        with self._skills:
+            if slug not in self.session.loaded:
+                self.load_skill(slug)
         if (disk := self.services.disk_skill(slug)) is not None:
             return disk.read(path)
         return self.session.read_skill_file(slug, path)
@@ -330,14 +345,11 @@ class McpRun:
 
     def run_skill(self, b: Browser, slug: str, params: dict[str, str]) -> dict[str, Any]:
         """The replay executor on this session's browser: an ordinary recorded run."""
-        self._not_on_disk(slug, "taught steps to replay")
-        proc = prepare(self.session, slug, params)
-        self._used(slug)
+        proc = self._to_replay(slug, params)
         if (caller := self.approver.caller) is not None:  # a round re-runs the call: only before step 1
             first = proc.steps[0].n if proc.steps else 0
             caller.may_ask = lambda request: request.offers_run and request.action.step == first
         self._guarded(b)  # the session's rules hold under the replay's own scope
-        self.services.runs.set_skills(self.run_id, self.session.versions())
         total = len(proc.steps)
         steps_done = [0]
 
@@ -364,14 +376,7 @@ class McpRun:
     async def queue_skill(self, ctx: Any, door: RunDoor, slug: str, params: dict[str, str]) -> dict[str, Any]:
         """The replay on the daemon's run queue as a Runs-page click (``Services.run_door``), followed
         to its end on the event loop (mcp/queued.py): a worker runs it, not this session's browser."""
-
-        def checked() -> None:  # as the session's own replay: loaded here (its gate too), parameters checked
-            self._not_on_disk(slug, "taught steps to replay")
-            prepare(self.session, slug, params)
-            self._used(slug)
-            self.services.runs.set_skills(self.run_id, self.session.versions())
-
-        await anyio.to_thread.run_sync(checked)
+        await anyio.to_thread.run_sync(self._to_replay, slug, params)  # as the session's own replay
         s = self.services
         caller = Caller(ctx, asyncio.get_running_loop(), s.stopping)  # its progress only rises
         outcome = await replay_on_queue(door, s.runs, s.queue, slug, params, f"MCP session {self.run_id}",

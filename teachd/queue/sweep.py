@@ -15,6 +15,10 @@ worker keeps beating until its last run ends — a drain is not a death.
 Also ended: a run left waiting whose job is gone from the queue (its
 worker failed to read it while the store was away), after ``LOST_AFTER``.
 
+And the retention sweep a dead worker held: it is safe to repeat (it only
+deletes what is old enough), so it waits again for the next worker — unless
+a later firing's waits already, which does the same; then it is ended.
+
 And moved: a waiting run that types a secret waits for a worker started
 as its person with their secrets while one beats, else for any worker (which
 asks its person: the value sealed to that worker) — ``reroute``; so a run
@@ -23,6 +27,7 @@ queued before that worker came up, or after it went away, is not stranded.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
@@ -33,7 +38,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from recorder.errors import first_line
-from teachd.queue.app import TASK, RunQueue, job_args
+from teachd.queue.app import RETENTION, TASK, RunQueue, job_args
 from teachd.queue.execute import end_on_schedule
 from teachd.queue.jobs import DESK, SECRETS, RunJob, queue_for, secrets_of
 from teachd.queue.submit import live_capabilities, queue_run
@@ -61,13 +66,17 @@ def sweep(store: SkillStore, stalled_s: float, queue: RunQueue | None = None) ->
     on ``queue`` where safe to repeat), and the runs whose job left the queue
     unrun; their ids."""
     rows = store.db.query(
-        "SELECT j.id, j.args FROM procrastinate_jobs j"
+        "SELECT j.id, j.args, j.task_name FROM procrastinate_jobs j"
         " LEFT JOIN procrastinate_workers w ON w.id = j.worker_id"
-        " WHERE j.task_name = ? AND j.status = 'doing'"
-        " AND (w.id IS NULL OR w.last_heartbeat < NOW() - make_interval(secs => ?))", (TASK, stalled_s))
+        " WHERE j.task_name IN (?, ?) AND j.status = 'doing'"
+        " AND (w.id IS NULL OR w.last_heartbeat < NOW() - make_interval(secs => ?))",
+        (TASK, RETENTION, stalled_s))
     workers = {w["runner"]: w for w in WorkerStore(store.db).all()}
     ended = []
     for row in rows:
+        if row["task_name"] == RETENTION:
+            _retention_again(store, int(row["id"]))
+            continue
         args = job_args(row["args"])
         try:
             runner = RunStore(_person(store, str(args.get("owner")))).runner_of(str(args.get("run_id")))
@@ -83,6 +92,18 @@ def sweep(store: SkillStore, stalled_s: float, queue: RunQueue | None = None) ->
     reroute(store)
     purge(store.db)  # secret questions of runs that ended, whoever asked them: none outlives its run
     return ended
+
+
+def _retention_again(store: SkillStore, job_id: int) -> None:
+    """A retention sweep its dead worker held waits again (procrastinate's own
+    retry: the job, its attempts counted); or ends, when a later firing's
+    sweep waits already (one at a time waits: its queueing lock)."""
+    try:
+        store.db.query("SELECT procrastinate_retry_job_v2(?, NOW(), NULL, NULL, NULL)", (job_id,))
+    except Exception as exc:  # the later firing's holds the lock, or another daemon's sweep came first
+        log.info("the retention sweep of job %s is not queued again (%s)", job_id, first_line(exc))
+        with contextlib.suppress(Exception):
+            store.db.query("SELECT procrastinate_finish_job_v1(?, 'failed', false)", (job_id,))
 
 
 def reroute(store: SkillStore) -> int:

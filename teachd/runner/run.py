@@ -28,6 +28,7 @@ from teachd.runner.gate import Approver, Asking, Gate
 from teachd.runner.observe import demonstrated_crop
 from teachd.runner.plan_view import plan_of
 from teachd.runner.policy import RunPolicy, Who
+from teachd.runner.priority import yielding
 from teachd.runner.replay import STEP_TIMEOUT, Cancelled, Halt, Replayer
 from teachd.runner.secrecy import without_secrets
 from teachd.runner.session import RunSession
@@ -131,7 +132,7 @@ def open_chromium(opts: RunOptions, policy: RunPolicy) -> Iterator[tuple[Browser
 
     from recorder.browser import chromium_path, launch_args
 
-    exe = chromium_path(opts.chromium, opts.headless)
+    exe = yielding(chromium_path(opts.chromium, opts.headless))  # below the requests: runner.priority
     with sync_playwright() as pw, policy.network() as network_args:
         # No TEACHD_SECRET_* in the browser's environment: secrets are typed, never inherited.
         base = without_secrets(opts.environ or os.environ)

@@ -1,0 +1,57 @@
+"""A run's browser yields the CPU to the people and agents asking things of
+teachd: every Chromium a run, a health check or an agent's session starts
+runs at a lower CPU priority (``nice``) than the process that asked.
+
+On a machine of their own (a worker's) nothing else wants the CPU and the
+browser runs as fast as before; beside a daemon, a click, a listing or an
+agent's call is answered before a page's scripts. Measured with the soak
+(docs/benchmarks.md): without it, a Chromium starting up took the daemon's
+cores in the middle of its requests.
+
+Chromium starts many processes and threads; each inherits the priority of
+the one that made it. So the browser is started under ``nice`` itself — a
+two-line launcher in a folder of this process's own, since Playwright
+starts the program it is given — and all it makes runs at that priority.
+Run as root (a worker in a container), Chromium would raise its own
+threads' priority back (to -8): there it is started without the one
+capability that allows it (``CAP_SYS_NICE``, dropped with ``setpriv``),
+which a browser has no other use for. The recorder's browser, which a
+person uses, is not started this way.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shlex
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+BROWSER_NICE = 10  # the nice value of a run's browser: a tenth of the CPU weight of the daemon's threads
+
+_launchers: dict[tuple[str, int], str] = {}
+_lock = threading.Lock()
+
+
+def yielding(exe: str, nice: int = BROWSER_NICE) -> str:
+    """The program to start for ``exe`` so that it runs at ``nice``: ``exe``
+    itself where that cannot be done (no ``nice`` on this system)."""
+    runner = shutil.which("nice")
+    if nice <= 0 or os.name != "posix" or runner is None:
+        return exe
+    command = [runner, "-n", str(nice), exe]
+    if os.geteuid() == 0:  # root may raise priorities again: not this browser
+        if (setpriv := shutil.which("setpriv")) is None:
+            return exe
+        command = [setpriv, "--inh-caps=-sys_nice", "--bounding-set=-sys_nice", *command]
+    with _lock:
+        if (exe, nice) not in _launchers:
+            folder = tempfile.mkdtemp(prefix="teachd-browser-")  # 0700: only this user's
+            atexit.register(shutil.rmtree, folder, True)
+            launcher = Path(folder) / "chromium"
+            launcher.write_text(f'#!/bin/sh\nexec {shlex.join(command)} "$@"\n', encoding="utf-8")
+            launcher.chmod(0o700)
+            _launchers[(exe, nice)] = str(launcher)
+        return _launchers[(exe, nice)]
