@@ -18,7 +18,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.schemas import SchemaGenerator
 
@@ -28,6 +28,7 @@ from teachd.core.errors import TeachdError, as_teachd_error, http_headers
 from teachd.core.proof import PROOF_PATH, daemon_proof
 from teachd.mcp.secrets import remove_daemon_file, write_daemon_file
 from teachd.server import api, pages
+from teachd.server.responses import JSONResponse
 from teachd.server.security import (
     BODY_TIMEOUT,
     COOKIE,

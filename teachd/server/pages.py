@@ -22,7 +22,7 @@ from typing import Any
 import jinja2
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
@@ -35,6 +35,7 @@ from teachd.server.api import runs as runs_api
 from teachd.server.api.common import daemon
 from teachd.server.api.schedules import schedule_views
 from teachd.server.api.skills import skill_view
+from teachd.server.responses import JSONResponse
 from teachd.server.state import Daemon
 from teachd.server.ui import views
 from teachd.server.ui.assets import ASSETS, CACHE, asset

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 from teachd.core.errors import BadInput
 from teachd.runner.gate import ANSWERS
 from teachd.server.api.common import body, daemon, text_field
+from teachd.server.responses import JSONResponse
 
 
 async def approvals_list(request: Request) -> JSONResponse:

@@ -12,11 +12,12 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import PlainTextResponse, Response
 
 from teachd.core.errors import BadInput, Conflict
 from teachd.server.api.common import body, daemon, text_field
 from teachd.server.api.skills import skill_view
+from teachd.server.responses import JSONResponse
 from teachd.skills.exchange import (
     Imported,
     export_envelope,

@@ -13,12 +13,13 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 
 from teachd.core.errors import BadInput, NotFound
 from teachd.core.outcomes import feedback_refused, numbered
 from teachd.runner.feedback import OUTCOMES, UNDO_SECONDS, give_feedback, undo_feedback
 from teachd.server.api.common import body, daemon, text_field
+from teachd.server.responses import JSONResponse
 from teachd.server.state import Daemon
 
 STREAM_EVERY = 0.3  # seconds between looks at a followed run

@@ -9,11 +9,11 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 from teachd.core.errors import BadInput, NotFound
 from teachd.core.schedules import DEFAULT_TIMEOUT, spec_from
 from teachd.server.api.common import body, daemon, text_field
+from teachd.server.responses import JSONResponse
 from teachd.server.state import Daemon
 from teachd.store.profiles import profile_names
 from teachd.store.schedules import ScheduleStore

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from teachd.core.errors import BadInput, PolicyStop
 from teachd.server.api.common import body, daemon, text_field
+from teachd.server.responses import JSONResponse
 
 
 def _bearer_only(request: Request) -> None:

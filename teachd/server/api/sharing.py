@@ -8,9 +8,9 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 from teachd.server.api.common import body, daemon, text_field
+from teachd.server.responses import JSONResponse
 from teachd.store.grants import GrantStore
 from teachd.store.groups import GroupStore
 from teachd.store.users import UserStore

@@ -9,12 +9,12 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 from compiler.plan import PARAMETER, PlanError, Procedure
 from teachd.core.errors import BadInput
 from teachd.core.models import Skill
 from teachd.server.api.common import body, daemon, text_field
+from teachd.server.responses import JSONResponse
 from teachd.server.state import Daemon
 from teachd.store.grants import GrantStore
 from teachd.store.runs import RunStore

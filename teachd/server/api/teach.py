@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 from teachd.core.errors import BadInput
 from teachd.server.api.common import body, daemon, text_field
+from teachd.server.responses import JSONResponse
 from teachd.teach.edits import edits_from
 
 

@@ -10,12 +10,12 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 from teachd.core.approval import GATED_TOOLS
 from teachd.core.errors import BadInput
 from teachd.server.api.common import body, daemon, text_field
 from teachd.server.api.skills import skill_view
+from teachd.server.responses import JSONResponse
 from teachd.skills.edits import put_file, remove_file, set_approval
 
 

@@ -1,0 +1,27 @@
+"""The daemon's JSON answers (teachd/server/responses.py, orjson) are the
+JSON Starlette's own encoder wrote: compact, UTF-8 as it is, integer keys as
+strings — so no client sees a change but the time it took."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from teachd.server.responses import JSONResponse
+
+ANSWERS: list[Any] = [
+    {"slug": "taught-file-a-report", "instructions": "# Report\n\n## History\n\n- 2026-12-05 — success — run x\n",
+     "versions": [{"version": 3, "note": "feedback: success (run run-1)", "success": 1, "failure": 0}],
+     "outcomes": {"success": 2, "failure": 0}, "health": None, "enabled": True, "ratio": 0.25},
+    [{"n": 1, "text": "naïve café ✓ ✗ 日本語 \u2028 \"quoted\" \\ back\tslash"}],
+    {3: "an integer key", "nested": {"empty": [], "none": None, "big": 2**53}},
+]
+
+
+@pytest.mark.parametrize("answer", ANSWERS)
+def test_an_answer_is_the_json_starlettes_encoder_wrote(answer: Any) -> None:
+    body = JSONResponse(answer).body
+    assert json.loads(body) == json.loads(json.dumps(answer))
+    assert body == json.dumps(answer, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
