@@ -128,6 +128,11 @@ def _around(x: int, y: int) -> dict[str, int]:
     return crop_box({"x": x - 40, "y": y - 20, "w": 80, "h": 40}, {})
 
 
+def _an_app(win: Window) -> bool:
+    """A window of an app outside the browser (not the browser's own, not none)."""
+    return bool(win.klass) and not any(b in win.klass for b in BROWSER_CLASSES)
+
+
 def _coarse(widget: Any) -> bool:
     """A read that found no widget, or only a window: nothing a click names."""
     return widget is None or widget.role in WINDOW_ROLES
@@ -248,10 +253,11 @@ class DesktopCapture:
             x, y, win = pointer() if pointer is not None else (0, 0, Window("", "", None))
         except Exception:
             return
-        if not win.klass or any(b in win.klass for b in BROWSER_CLASSES):
-            self._hovers = []
-            return
         last = self._hovers[-1] if self._hovers else None
+        if not _an_app(win):  # the browser, or no window: a look all the same, so that an older one
+            if last is None or (last.x, last.y, last.win) != (x, y, win):  # is not taken for it
+                self._hovers = [*self._hovers, Hover(x, y, win, None, None, {}, self._now())][-HOVERS_KEPT:]
+            return
         if last is not None and (last.x, last.y, last.win) == (x, y, win) and not _coarse(last.widget):
             return  # a read that found only the window (its widgets not yet told) is taken again
         widget = self._widget(lambda d: d.at(x, y, pid=win.pid, title=win.title))
@@ -275,7 +281,7 @@ class DesktopCapture:
         if pressed_at is not None:
             hovers = [h for h in hovers if h.seen is None or not_after(h.seen, pressed_at)]
         last = hovers[-1] if hovers else None
-        return last if last is not None and (last.x, last.y) == (x, y) else None
+        return last if last is not None and (last.x, last.y) == (x, y) and _an_app(last.win) else None
 
     def _read_typing(self) -> None:
         """The text of the widget being typed into, as it reads now: what was

@@ -311,8 +311,9 @@ class Ticks:
         return self.ms
 
 
+@pytest.mark.parametrize("behind", ["the editor, saved", "the browser"])
 def test_a_click_whose_handler_runs_after_the_watch_looked_again_is_recorded_on_the_dialog_it_closed(
-        tmp_path: Path) -> None:
+        tmp_path: Path, behind: str) -> None:
     """Seen in CI under the suite's load: the window watch had looked at the
     Save button the pointer rested on, the click closed the dialog and the
     file was saved, the watch looked again (the editor now under the
@@ -334,10 +335,12 @@ def test_a_click_whose_handler_runs_after_the_watch_looked_again_is_recorded_on_
     capture = DesktopCapture(writer, app, windows=windows, clock=clock.now)
     clock.ms = 1000
     capture._look_at_pointer()  # the hand rests on Save
-    app.open, windows.now = False, Window(saved, cls, 7)  # pressed at 1500: the dialog closes, the file is saved
+    # pressed at 1500: the dialog closes, the file is saved; behind it, the editor or the browser
+    app.open = False
+    windows.now = Window(saved, cls, 7) if behind.startswith("the editor") else Window("Chromium", "chromium", 9)
     clock.ms = 1700
     capture._look_at_pointer()  # the watch looks again before the click's handler runs
-    assert [h.widget.name for h in capture._hovers] == ["Save", ""]  # it did see the editor there
+    assert [h.win.title for h in capture._hovers] == [dialog, windows.now.title]  # it did see what is there now
     capture._on_click(300, 200, SimpleNamespace(name="left"), True, 1500)
     writer.close()
     clicks = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()

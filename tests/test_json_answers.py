@@ -25,3 +25,13 @@ def test_an_answer_is_the_json_starlettes_encoder_wrote(answer: Any) -> None:
     body = JSONResponse(answer).body
     assert json.loads(body) == json.loads(json.dumps(answer))
     assert body == json.dumps(answer, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+
+
+def test_what_orjson_refuses_is_written_by_pythons_encoder_and_a_stream_sorts_its_keys() -> None:
+    """A skill's frontmatter may hold an integer past 64 bits: still an
+    answer, not a 500. The run page's stream compares views as sorted text."""
+    from teachd.server.responses import json_bytes
+
+    big = {"metadata": {"id": 123456789012345678901234567890}, "name": "é"}
+    assert JSONResponse(big).body == b'{"metadata":{"id":123456789012345678901234567890},"name":"\xc3\xa9"}'
+    assert json_bytes({"b": 1, "a": {"d": 2, "c": 3}}, sort_keys=True) == b'{"a":{"c":3,"d":2},"b":1}'

@@ -16,8 +16,11 @@ Also ended: a run left waiting whose job is gone from the queue (its
 worker failed to read it while the store was away), after ``LOST_AFTER``.
 
 And the retention sweep a dead worker held: it is safe to repeat (it only
-deletes what is old enough), so it waits again for the next worker — unless
-a later firing's waits already, which does the same; then it is ended.
+deletes what is old enough), so it waits again for the next worker — at
+most ``RETENTION_TRIES`` times in all, and not while a later firing's waits
+already, which does the same; then it is ended. Not while a worker drains:
+procrastinate's heartbeat stops as a drain begins, and which worker holds
+the sweep is not told, so a drain is let end first.
 
 And moved: a waiting run that types a secret waits for a worker started
 as its person with their secrets while one beats, else for any worker (which
@@ -27,7 +30,6 @@ queued before that worker came up, or after it went away, is not stranded.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import threading
@@ -55,6 +57,7 @@ SWEEP_EVERY = 3.0  # seconds between the daemon's looks for dead workers
 STALLED_S = 10.0  # a worker silent this long is taken for dead (it beats every 2 s: queue.worker)
 LOST_AFTER = 60.0  # seconds a waiting run may have no job before it is ended (a submit takes far less)
 GAP_S = 5.0  # a look this much later than due means the store (or this daemon) was away meanwhile
+RETENTION_TRIES = 3  # a retention sweep whose workers die this often is ended (the next firing makes another)
 
 
 def _person(store: SkillStore, owner: str) -> SkillStore:
@@ -72,10 +75,12 @@ def sweep(store: SkillStore, stalled_s: float, queue: RunQueue | None = None) ->
         " AND (w.id IS NULL OR w.last_heartbeat < NOW() - make_interval(secs => ?))",
         (TASK, RETENTION, stalled_s))
     workers = {w["runner"]: w for w in WorkerStore(store.db).all()}
+    draining = any(w["state"] == "draining" for w in workers.values())
     ended = []
     for row in rows:
         if row["task_name"] == RETENTION:
-            _retention_again(store, int(row["id"]))
+            if not draining:
+                _retention_again(store, int(row["id"]))
             continue
         args = job_args(row["args"])
         try:
@@ -97,13 +102,23 @@ def sweep(store: SkillStore, stalled_s: float, queue: RunQueue | None = None) ->
 def _retention_again(store: SkillStore, job_id: int) -> None:
     """A retention sweep its dead worker held waits again (procrastinate's own
     retry: the job, its attempts counted); or ends, when a later firing's
-    sweep waits already (one at a time waits: its queueing lock)."""
+    sweep waits already (one at a time waits: its queueing lock) or it was
+    tried ``RETENTION_TRIES`` times. Under the job's row lock, and only while
+    it is still *doing*: two daemons sweeping at once act on it once."""
     try:
-        store.db.query("SELECT procrastinate_retry_job_v2(?, NOW(), NULL, NULL, NULL)", (job_id,))
-    except Exception as exc:  # the later firing's holds the lock, or another daemon's sweep came first
-        log.info("the retention sweep of job %s is not queued again (%s)", job_id, first_line(exc))
-        with contextlib.suppress(Exception):
-            store.db.query("SELECT procrastinate_finish_job_v1(?, 'failed', false)", (job_id,))
+        with store.db.atomic() as tx:
+            held = tx.execute("SELECT attempts FROM procrastinate_jobs WHERE id = ? AND status = 'doing'"
+                              " FOR UPDATE", (job_id,))
+            if not held:
+                return  # another daemon's sweep came first
+            waiting = tx.execute("SELECT 1 FROM procrastinate_jobs WHERE queueing_lock = ?"
+                                 " AND status = 'todo'", (RETENTION,))
+            if waiting or int(held[0]["attempts"]) + 1 >= RETENTION_TRIES:
+                tx.execute("SELECT procrastinate_finish_job_v1(?, 'failed', true)", (job_id,))
+            else:
+                tx.execute("SELECT procrastinate_retry_job_v2(?, NOW(), NULL, NULL, NULL)", (job_id,))
+    except Exception as exc:  # the store away: the next sweep looks again
+        log.info("the retention sweep of job %s was left (%s)", job_id, first_line(exc))
 
 
 def reroute(store: SkillStore) -> int:

@@ -30,28 +30,56 @@ import threading
 from pathlib import Path
 
 BROWSER_NICE = 10  # the nice value of a run's browser: a tenth of the CPU weight of the daemon's threads
+CAP_SETPCAP, CAP_SYS_NICE = 8, 23  # capability numbers (linux/capability.h)
 
 _launchers: dict[tuple[str, int], str] = {}
 _lock = threading.Lock()
 
 
-def yielding(exe: str, nice: int = BROWSER_NICE) -> str:
-    """The program to start for ``exe`` so that it runs at ``nice``: ``exe``
-    itself where that cannot be done (no ``nice`` on this system)."""
+def _capabilities(kind: str) -> int:
+    """This process's ``CapEff`` or ``CapBnd`` (a bit per capability); 0 where not Linux."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="utf-8").splitlines():
+            if line.startswith(f"{kind}:"):
+                return int(line.split()[1], 16)
+    except OSError:
+        pass
+    return 0
+
+
+def _command(exe: str, nice: int) -> list[str] | None:
+    """``exe`` under ``nice``; where this process may raise priorities
+    (``CAP_SYS_NICE``), also without that capability — as root Chromium
+    would raise its own threads back. None when neither can be done."""
     runner = shutil.which("nice")
     if nice <= 0 or os.name != "posix" or runner is None:
-        return exe
+        return None
     command = [runner, "-n", str(nice), exe]
-    if os.geteuid() == 0:  # root may raise priorities again: not this browser
-        if (setpriv := shutil.which("setpriv")) is None:
-            return exe
-        command = [setpriv, "--inh-caps=-sys_nice", "--bounding-set=-sys_nice", *command]
+    if not _capabilities("CapEff") >> CAP_SYS_NICE & 1:
+        return command  # cannot raise a priority: nice holds
+    setpriv = shutil.which("setpriv")
+    if setpriv is None or not _capabilities("CapEff") >> CAP_SETPCAP & 1:
+        return command  # cannot drop it (a container without CAP_SETPCAP): nice, which Chromium may undo
+    return [setpriv, "--inh-caps=-sys_nice", "--bounding-set=-sys_nice", *command]
+
+
+def yielding(exe: str, nice: int = BROWSER_NICE) -> str:
+    """The program to start for ``exe`` so that it runs at ``nice``: ``exe``
+    itself where that cannot be done (no ``nice``; a temporary folder whose
+    programs may not run, ``noexec``)."""
+    command = _command(exe, nice)
+    if command is None:
+        return exe
     with _lock:
-        if (exe, nice) not in _launchers:
-            folder = tempfile.mkdtemp(prefix="teachd-browser-")  # 0700: only this user's
-            atexit.register(shutil.rmtree, folder, True)
-            launcher = Path(folder) / "chromium"
-            launcher.write_text(f'#!/bin/sh\nexec {shlex.join(command)} "$@"\n', encoding="utf-8")
-            launcher.chmod(0o700)
-            _launchers[(exe, nice)] = str(launcher)
-        return _launchers[(exe, nice)]
+        known = _launchers.get((exe, nice))
+        if known is not None and os.access(known, os.X_OK):
+            return known
+        folder = tempfile.mkdtemp(prefix="teachd-browser-")  # 0700: only this user's
+        atexit.register(shutil.rmtree, folder, True)
+        if os.statvfs(folder).f_flag & os.ST_NOEXEC:
+            return exe
+        launcher = Path(folder) / "chromium"
+        launcher.write_text(f'#!/bin/sh\nexec {shlex.join(command)} "$@"\n', encoding="utf-8")
+        launcher.chmod(0o700)
+        _launchers[(exe, nice)] = str(launcher)  # made again should a cleaner of /tmp remove it
+        return str(launcher)

@@ -7,7 +7,6 @@ and the one click after it (undoable for a minute). The run page
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,7 +18,7 @@ from teachd.core.errors import BadInput, NotFound
 from teachd.core.outcomes import feedback_refused, numbered
 from teachd.runner.feedback import OUTCOMES, UNDO_SECONDS, give_feedback, undo_feedback
 from teachd.server.api.common import body, daemon, text_field
-from teachd.server.responses import JSONResponse
+from teachd.server.responses import JSONResponse, json_bytes
 from teachd.server.state import Daemon
 
 STREAM_EVERY = 0.3  # seconds between looks at a followed run
@@ -196,7 +195,7 @@ async def run_events(request: Request) -> Response:
             if await request.is_disconnected():
                 return
             view = await run_in_threadpool(lambda: run_view(d, d.runs.one(run_id)))
-            text = json.dumps(view, sort_keys=True)
+            text = json_bytes(view, sort_keys=True).decode("utf-8")
             if text != last:
                 last = text
                 yield f"event: run\ndata: {text}\n\n".encode()
