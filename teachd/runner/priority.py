@@ -5,8 +5,9 @@ runs at a lower CPU priority (``nice``) than the process that asked.
 On a machine of their own (a worker's) nothing else wants the CPU and the
 browser runs as fast as before; beside a daemon, a click, a listing or an
 agent's call is answered before a page's scripts. Measured with the soak
-(docs/benchmarks.md): without it, a Chromium starting up took the daemon's
-cores in the middle of its requests.
+(docs/benchmarks.md, "A fifth time"): an agent's ``computer_act`` took as
+long as before (p50 1.6–1.9 s); the requests' p99 did not fall by this
+alone — what it gives is an order, not speed.
 
 Chromium starts many processes and threads; each inherits the priority of
 the one that made it. So the browser is started under ``nice`` itself — a
