@@ -37,7 +37,7 @@ PACKAGES: dict[str, tuple[str, ...]] = {
 }
 
 # programs every Debian system has (packages of priority "required"): nothing to install
-BASE = frozenset({"sleep", "true", "mount", "umount", "dpkg-query", "bash"})
+BASE = frozenset({"sleep", "true", "mount", "umount", "dpkg-query", "bash", "nice", "setpriv"})
 # what runs `make test` itself: a machine without it cannot start the suite that would check it
 BOOTSTRAP = frozenset({"make"})
 

@@ -4,9 +4,11 @@ while teachd is in the middle of something, and teachd says so and goes on."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -227,7 +229,9 @@ def test_a_full_disk_fails_a_store_write_in_one_line_and_keeps_the_database_whol
 
     from tests.conftest import write_skill
 
-    big = write_skill(tmp_path / "src", "big", "Big.", files={f"references/r{i}.md": "x" * 150_000 for i in range(4)})
+    # text that does not compress (the store compresses long values before sealing them): 4 × 150 KB stays big
+    noise = [base64.b64encode(random.Random(i).randbytes(112_500)).decode() for i in range(4)]
+    big = write_skill(tmp_path / "src", "big", "Big.", files={f"references/r{i}.md": noise[i] for i in range(4)})
     with small_disk(tmp_path / "disk", 1024) as disk:
         home = disk / "home"
         home.mkdir(mode=0o700)
