@@ -35,3 +35,13 @@ def test_what_orjson_refuses_is_written_by_pythons_encoder_and_a_stream_sorts_it
     big = {"metadata": {"id": 123456789012345678901234567890}, "name": "é"}
     assert JSONResponse(big).body == b'{"metadata":{"id":123456789012345678901234567890},"name":"\xc3\xa9"}'
     assert json_bytes({"b": 1, "a": {"d": 2, "c": 3}}, sort_keys=True) == b'{"a":{"c":3,"d":2},"b":1}'
+
+
+def test_a_nan_is_null_whichever_encoder_writes_the_answer() -> None:
+    """orjson writes a NaN (a frontmatter's ``.nan``) as null; beside an
+    integer orjson refuses, Python's encoder writes it so too, not a 500."""
+    from teachd.server.responses import json_bytes
+
+    assert json_bytes({"a": float("nan")}) == b'{"a":null}'
+    mixed = {"a": [float("nan"), float("-inf")], "b": 2**70}
+    assert json_bytes(mixed) == b'{"a":[null,null],"b":1180591620717411303424}'

@@ -13,6 +13,7 @@ refused with a 500, is ``null``.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import orjson
@@ -25,8 +26,20 @@ def json_bytes(content: Any, sort_keys: bool = False) -> bytes:
         sort = orjson.OPT_SORT_KEYS if sort_keys else 0
         return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS | sort)
     except orjson.JSONEncodeError:
-        return json.dumps(content, ensure_ascii=False, allow_nan=False, sort_keys=sort_keys,
+        return json.dumps(_finite(content), ensure_ascii=False, allow_nan=False, sort_keys=sort_keys,
                           separators=(",", ":")).encode("utf-8")
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with each NaN or infinity ``null``, as orjson writes them — so
+    an answer holding one beside what orjson refuses is still an answer."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 class JSONResponse(_StarletteJSON):
