@@ -63,7 +63,7 @@ def test_the_capability_to_raise_priorities_is_dropped_only_where_it_is_held_and
     from teachd.runner import priority
 
     def having(*caps: int) -> None:
-        monkeypatch.setattr(priority, "_capabilities", lambda kind: sum(1 << c for c in caps))
+        monkeypatch.setattr(priority, "_capabilities", lambda: sum(1 << c for c in caps))
 
     having()
     assert priority._command("/usr/bin/chromium", 10) == [shutil.which("nice"), "-n", "10", "/usr/bin/chromium"]

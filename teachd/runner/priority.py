@@ -37,11 +37,11 @@ _launchers: dict[tuple[str, int], str] = {}
 _lock = threading.Lock()
 
 
-def _capabilities(kind: str) -> int:
-    """This process's ``CapEff`` or ``CapBnd`` (a bit per capability); 0 where not Linux."""
+def _capabilities() -> int:
+    """This process's effective capabilities (``CapEff``, a bit each); 0 where not Linux."""
     try:
         for line in Path("/proc/self/status").read_text(encoding="utf-8").splitlines():
-            if line.startswith(f"{kind}:"):
+            if line.startswith("CapEff:"):
                 return int(line.split()[1], 16)
     except OSError:
         pass
@@ -56,10 +56,11 @@ def _command(exe: str, nice: int) -> list[str] | None:
     if nice <= 0 or os.name != "posix" or runner is None:
         return None
     command = [runner, "-n", str(nice), exe]
-    if not _capabilities("CapEff") >> CAP_SYS_NICE & 1:
+    held = _capabilities()
+    if not held >> CAP_SYS_NICE & 1:
         return command  # cannot raise a priority: nice holds
     setpriv = shutil.which("setpriv")
-    if setpriv is None or not _capabilities("CapEff") >> CAP_SETPCAP & 1:
+    if setpriv is None or not held >> CAP_SETPCAP & 1:
         return command  # cannot drop it (a container without CAP_SETPCAP): nice, which Chromium may undo
     return [setpriv, "--inh-caps=-sys_nice", "--bounding-set=-sys_nice", *command]
 
@@ -67,20 +68,25 @@ def _command(exe: str, nice: int) -> list[str] | None:
 def yielding(exe: str, nice: int = BROWSER_NICE) -> str:
     """The program to start for ``exe`` so that it runs at ``nice``: ``exe``
     itself where that cannot be done (no ``nice``; a temporary folder whose
-    programs may not run, ``noexec``)."""
+    programs may not run, ``noexec``). Worked out once a process (a browser
+    is opened for every run), and again should a cleaner of /tmp remove it."""
+    with _lock:
+        known = _launchers.get((exe, nice))
+        if known is None or not os.access(known, os.X_OK):
+            known = _launchers[(exe, nice)] = _launcher(exe, nice)
+        return known
+
+
+def _launcher(exe: str, nice: int) -> str:
     command = _command(exe, nice)
     if command is None:
         return exe
-    with _lock:
-        known = _launchers.get((exe, nice))
-        if known is not None and os.access(known, os.X_OK):
-            return known
-        folder = tempfile.mkdtemp(prefix="teachd-browser-")  # 0700: only this user's
-        atexit.register(shutil.rmtree, folder, True)
-        if os.statvfs(folder).f_flag & os.ST_NOEXEC:
-            return exe
-        launcher = Path(folder) / "chromium"
-        launcher.write_text(f'#!/bin/sh\nexec {shlex.join(command)} "$@"\n', encoding="utf-8")
-        launcher.chmod(0o700)
-        _launchers[(exe, nice)] = str(launcher)  # made again should a cleaner of /tmp remove it
-        return str(launcher)
+    folder = tempfile.mkdtemp(prefix="teachd-browser-")  # 0700: only this user's
+    if os.statvfs(folder).f_flag & os.ST_NOEXEC:
+        shutil.rmtree(folder, True)
+        return exe
+    atexit.register(shutil.rmtree, folder, True)
+    launcher = Path(folder) / "chromium"
+    launcher.write_text(f'#!/bin/sh\nexec {shlex.join(command)} "$@"\n', encoding="utf-8")
+    launcher.chmod(0o700)
+    return str(launcher)
