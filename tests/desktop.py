@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from teachd.demo.xvfb import xvfb
-from teachd.teach.process import TeachProcess, free_port
+from teachd.teach.process import TeachProcess
+from tests.ports import free_port
 from tests.programs import need
 
 __all__ = ["BarProbe", "DesktopSession", "Teach", "a11y_session", "connect", "free_port", "kill9", "recording_on",

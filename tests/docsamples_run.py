@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from teachd.teach.process import TeachProcess, free_port
+from teachd.teach.process import TeachProcess
 from tests.conftest import ROOT
 from tests.docsamples import Block, Command, Invocation, differences, ids_shown, substitute, teachd_invocation
+from tests.ports import free_port
 
 TRANSCRIPTS = os.environ.get("TEACHD_SAMPLES_OUT")  # a file: every command's real output is appended
 

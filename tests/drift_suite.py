@@ -18,7 +18,8 @@ from teachd.demo.sampleapp.judge import HALTED, RIGHT, WRONG, Judgement, teachd_
 from teachd.demo.sampleapp.posts import PostsVariant
 from teachd.demo.sampleapp.script import TASK, Person, demonstrate
 from teachd.demo.sampleapp.server import SampleApp, State
-from teachd.teach.process import TeachProcess, free_port
+from teachd.teach.process import TeachProcess
+from tests.ports import free_port
 
 SLUG = "taught-file-a-report-and-add-approvers"  # what teaching TASK saves
 

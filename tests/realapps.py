@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from teachd.demo.sampleapp.judge import teachd_env
-from teachd.teach.process import free_port
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "build" / "real-apps"

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import httpx
 
-from teachd.teach.process import free_port
 from tests.people import run_until
+from tests.ports import free_port
 
 
 def _line(proc: subprocess.Popen[str], pattern: str, seen: list[str], timeout: float = 600) -> re.Match[str]:

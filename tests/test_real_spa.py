@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from teachd.teach.process import free_port
+from tests.ports import free_port
 from tests.realapps import venv_python
 
 TASK = "Create a study and delete another"

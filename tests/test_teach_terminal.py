@@ -23,10 +23,11 @@ from teachd.demo.sampleapp import SampleApp
 from teachd.demo.sampleapp.judge import teachd_env
 from teachd.store import open_store
 from teachd.teach.edits import apply_edits
-from teachd.teach.process import free_port, read_events
+from teachd.teach.process import read_events
 from teachd.teach.review import review
 from tests.compiler_helpers import EXPENSE
 from tests.conftest import all_bytes_under
+from tests.ports import free_port
 from tests.sample_task import PASSWORD, sign_in
 
 
