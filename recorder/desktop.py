@@ -113,6 +113,13 @@ class WindowInfo:
                 return Window("", "", None)
             return self._describe(child)
 
+    def by_id(self, wid: int) -> Window:
+        """The window of that X id, as it is now (raises once it is gone)."""
+        with self._lock:
+            win = self._d.create_resource_object("window", wid)
+            win.get_geometry()  # BadWindow once it is gone: not described as an empty window
+            return self._describe(win)
+
     def focused(self) -> Window:
         with self._lock:
             focus = self._d.get_input_focus().focus
@@ -155,14 +162,21 @@ class Hover(NamedTuple):
 
 class DesktopCapture:
     def __init__(self, writer: EventWriter, desktop: Any = None, windows: Any = None,
-                 clock: Callable[[], int] | None = None) -> None:
+                 clock: Callable[[], int] | None = None, active: Any = None) -> None:
         self.writer = writer
+        real = windows is None
         self._windows = windows if windows is not None else WindowInfo()  # the X server's, or a test's
-        if clock is None and windows is None:
+        if clock is None and real:
             from recorder.xclock import ServerClock
 
             clock = ServerClock().now
         self._clock = clock  # the X server's time, which a click's event carries too (recorder.xclock)
+        if active is None and real and clock is not None:
+            from recorder.xfocus import ActiveWindows
+
+            with contextlib.suppress(Exception):  # no window manager's record to read: the focus is asked
+                active = ActiveWindows(self._windows.by_id, clock)
+        self._active = active  # which window had the keyboard at an X time (recorder.xfocus)
         self._desktop = desktop  # recorder.a11y.Desktop, or None: crops and titles only
         self._a11y = Turns()  # libatspi is asked from several threads; an app's texts read gives way
         self._mods: set[str] = set()
@@ -183,14 +197,14 @@ class DesktopCapture:
         self._hovers: list[Hover] = []  # what the pointer rested on, oldest first (``_look_at_pointer``)
 
     def start(self) -> None:
-        from pynput import keyboard
-
-        from recorder.xclock import timed_mouse_listener
+        from recorder.xclock import timed_keyboard_listener, timed_mouse_listener
 
         self._listeners = [
             timed_mouse_listener(self._on_click),
-            keyboard.Listener(on_press=self._on_press, on_release=self._on_release),
+            timed_keyboard_listener(self._on_press, self._on_release),
         ]
+        if self._active is not None:
+            self._active.start()
         for listener in self._listeners:
             listener.daemon = True
             listener.start()
@@ -200,6 +214,8 @@ class DesktopCapture:
 
     def stop(self) -> None:
         self._stopped.set()
+        if self._active is not None:
+            self._active.stop()
         for listener in self._listeners:
             listener.stop()
         self.flush()
@@ -456,7 +472,8 @@ class DesktopCapture:
         char = getattr(key, "char", None)
         return str(char) if char else None
 
-    def _on_press(self, key: Any) -> None:
+    def _on_press(self, key: Any, pressed_at: int | None = None) -> None:
+        """``pressed_at``: the X server's time on the key's event (recorder.xclock)."""
         name = self._key_name(key)
         if name is None:
             return
@@ -472,7 +489,7 @@ class DesktopCapture:
             self._tail = (self._tail + "\n")[-TAIL_CHARS:]  # a line break in the text being typed
             return
         if name not in NAMED_KEYS and not shortcut:
-            self._typed()
+            self._typed(pressed_at)
             char = " " if name == "space" else getattr(key, "char", None)
             if self._typing is not None and char:
                 self._tail = (self._tail + char)[-TAIL_CHARS:]
@@ -481,7 +498,7 @@ class DesktopCapture:
             self._tail = ""  # the keys before an edit need not read as typed any more
             return  # editing the text being typed: its final value covers it
         typing = self._typing_slot()  # the typing, then the key, then what it opened: in that order
-        win = self._key_window()
+        win = self._key_window(pressed_at)
         slot = self.writer.reserve("os_key") if win is not None else None
         self._read_typing()  # what was typed, before the key's effect (Enter closing the dialog)
         self.flush(typing)
@@ -490,7 +507,7 @@ class DesktopCapture:
         slot.fill(key=name, modifiers=sorted(self._mods), **self._window_fields(win), frame=None)
         self._acted(win)
 
-    def _key_window(self) -> Window | None:
+    def _key_window(self, pressed_at: int | None = None) -> Window | None:
         """Where a named key or shortcut went. While typing, the typed
         widget's window: the keys went where the text did, and nothing that
         moves the focus came between. Asking the X server instead reads the
@@ -500,16 +517,35 @@ class DesktopCapture:
         if self._typing is not None:
             w = self._typing
             return Window(mask_text(w.window)[0], self._typing_class, w.pid)
-        return self._outside_browser(self._windows.focused)
+        return self._outside_browser(lambda: self._focused_at(pressed_at))
 
-    def _typed(self) -> None:
+    def _focused_at(self, pressed_at: int | None) -> Window:
+        """The window a key went to: the one focused now, unless the window
+        manager has made another active since the key's X time (a late
+        handler: the key's own effect, or a later key's, came first) — then
+        the one it had made active by that time, as it reads now (or as it
+        read then, once it is gone). Told by the X server's clock, which
+        stamps both the key's event and the property's change, never by this
+        handler's timing (recorder.xfocus)."""
+        active = self._active
+        if pressed_at is not None and active is not None:
+            then, latest = active.at(pressed_at)
+            if then is not None and then.wid is not None and latest is not None and then.wid != latest.wid:
+                try:
+                    return self._windows.by_id(then.wid)
+                except Exception:  # gone (a dialog closed on a later key)
+                    if then.window is not None:
+                        return then.window
+        return self._windows.focused()
+
+    def _typed(self, pressed_at: int | None = None) -> None:
         """A plain key: kept only as the focused widget's final text (``flush``).
         Where the app does not yet tell an editable widget focused (a busy
         machine), the editable widget just clicked in that same window is the
         one: the person clicked it, then typed."""
         if self._typing is not None:
             return
-        win = self._outside_browser(self._windows.focused)
+        win = self._outside_browser(lambda: self._focused_at(pressed_at))
         if win is None:
             return
         widget = self._widget(lambda d: d.focused(win.pid, win.title))

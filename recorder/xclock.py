@@ -52,14 +52,14 @@ class ServerClock:
         raise RuntimeError("the X server stamped no PropertyNotify")
 
 
-def timed_mouse_listener(on_click: Callable[[int, int, Any, bool, int | None], None]) -> Any:
-    """pynput's mouse listener, calling ``on_click`` with each button event's
-    X server time as well (None where the backend does not carry one). pynput
-    passes no time to its callbacks; its X backend hands each recorded event
-    to ``_handle_message`` before calling them, which is where it is read."""
-    from pynput import mouse
+def _stamped(base: type) -> type:
+    """pynput's X listener ``base``, keeping each recorded event's X server
+    time as ``event_time`` while its callbacks run (None where the backend
+    does not carry one). pynput passes no time to its callbacks; its X
+    backend hands each recorded event to ``_handle_message`` before calling
+    them, which is where it is read."""
 
-    class Timed(mouse.Listener):
+    class Timed(base):
         event_time: int | None = None
 
         def _handle_message(self, display: Any, event: Any, injected: bool) -> None:
@@ -67,8 +67,27 @@ def timed_mouse_listener(on_click: Callable[[int, int, Any, bool, int | None], N
             self.event_time = int(stamp) if isinstance(stamp, int) else None
             super()._handle_message(display, event, injected)
 
+    return Timed
+
+
+def timed_mouse_listener(on_click: Callable[[int, int, Any, bool, int | None], None]) -> Any:
+    """pynput's mouse listener, calling ``on_click`` with each button event's X server time as well."""
+    from pynput import mouse
+
     def clicked(x: int, y: int, button: Any, pressed: bool) -> None:
         on_click(x, y, button, pressed, listener.event_time)
 
-    listener = Timed(on_click=clicked)
+    listener = _stamped(mouse.Listener)(on_click=clicked)
+    return listener
+
+
+def timed_keyboard_listener(on_press: Callable[[Any, int | None], None],
+                            on_release: Callable[[Any], None]) -> Any:
+    """pynput's keyboard listener, calling ``on_press`` with each key's X server time as well."""
+    from pynput import keyboard
+
+    def pressed(key: Any) -> None:
+        on_press(key, listener.event_time)
+
+    listener = _stamped(keyboard.Listener)(on_press=pressed, on_release=on_release)
     return listener

@@ -6,18 +6,21 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from teachd.teach import process
 from tests import ports
 
 
 def test_ports_come_from_the_larger_stretch_outside_the_ephemeral_range() -> None:
-    assert ports.ephemeral_range("32768\t60999\n") == (32768, 60999)
-    assert ports.ephemeral_range("garbage") == (32768, 60999)
-    assert ports.candidates(32768, 60999) == range(10_000, 32768)
-    assert ports.candidates(15000, 50000) == range(50001, 65536)
+    assert process.ephemeral_range("32768\t60999\n") == (32768, 60999)
+    assert process.ephemeral_range("garbage") == (32768, 60999)
+    assert process.port_candidates(32768, 60999) == range(10_000, 32768)
+    assert process.port_candidates(15000, 50000) == range(50001, 65536)
+    low, high = process.ephemeral_range()
+    assert not low <= process.free_port() <= high  # the product's own, as the demo takes its app's
 
 
 def test_a_port_handed_out_is_outside_the_ephemeral_range_and_held_by_its_process() -> None:
-    low, high = ports.ephemeral_range()
+    low, high = process.ephemeral_range()
     mine = {ports.free_port() for _ in range(20)}
     assert len(mine) == 20 and not any(low <= p <= high for p in mine)
     held = subprocess.run(

@@ -15,11 +15,56 @@ from typing import Any
 
 from teachd.core.errors import Failed
 
+LOWEST_PORT = 10_000  # below: well-known services' ports (PostgreSQL's 5432, X's 6000 + n, ...)
 
-def free_port() -> int:
+
+def ephemeral_range(read: str | None = None) -> tuple[int, int]:
+    """The kernel's ephemeral port range (``ip_local_port_range``), or Linux's default."""
+    try:
+        text = read if read is not None else Path("/proc/sys/net/ipv4/ip_local_port_range").read_text()
+        low, high = (int(n) for n in text.split())
+    except (OSError, ValueError):
+        return 32768, 60999
+    return low, high
+
+
+def port_candidates(low: int, high: int) -> range:
+    """The larger stretch of [LOWEST_PORT, 65535] outside the ephemeral range [low, high]."""
+    below, above = range(LOWEST_PORT, max(LOWEST_PORT, low)), range(max(LOWEST_PORT, high + 1), 65536)
+    return below if len(below) >= len(above) else above
+
+
+def bindable(port: int) -> bool:
+    """Free on the loopback now, as a server that sets SO_REUSEADDR binds it."""
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port(take: Callable[[int], bool] = bindable) -> int:
+    """A loopback port outside the kernel's ephemeral range, free now.
+
+    A port from ``bind(0)`` is the kernel's to hand out again as soon as it
+    is let go: as the source port of any outgoing connection, or to another
+    ``bind(0)``. The sample app a demo was taught on is started again on the
+    same port (the skill's scope names it), so between two starts any
+    connection on the machine could take it ("Address already in use"). A
+    port outside that range is never handed out by the kernel itself.
+    ``take``: whether a port may be had (the suite also locks it for its
+    process, tests/ports.py)."""
+    import random
+
+    ports = port_candidates(*ephemeral_range())
+    start = random.SystemRandom().randrange(len(ports))
+    for i in range(len(ports)):
+        port = ports[(start + i) % len(ports)]
+        if take(port):
+            return port
+    raise Failed(f"no free loopback port in {ports.start}-{ports.stop - 1}")
 
 
 CONTROL_FILE = "teach.control"  # in TEACHD_HOME: bar commands for the running recording
