@@ -38,6 +38,8 @@ SETTLED_READS = 10  # reads of a widget's text 50 ms apart, until two agree (the
 CATCH_UP_S = 3.0  # how long a widget that shows none of the last keys yet is read again (a busy app behind)
 TAIL_CHARS = 32  # the last keys typed, kept in memory only to tell that the widget has shown them
 WATCH_EVERY = 0.2  # seconds between looks at the focused window (its title is a step's effect)
+# a window manager's _NET_ACTIVE_WINDOW follows the focus's move by the time it takes to handle it
+WM_LAG_MS = 200
 HOVERS_KEPT = 4  # the last looks at the resting pointer, each with the X server's time it ended
 
 
@@ -481,7 +483,7 @@ class DesktopCapture:
             self._mods.add(name.split("_")[0])
             return
         if {"ctrl", "alt"} <= self._mods and name.lower() == "s":  # the secret hotkey
-            self._mark_secret()
+            self._mark_secret(pressed_at)
             return
         shortcut = bool(self._mods & {"ctrl", "alt", "cmd"})
         if name == "enter" and not shortcut and self._typing is not None \
@@ -526,11 +528,15 @@ class DesktopCapture:
         the one it had made active by that time, as it reads now (or as it
         read then, once it is gone). Told by the X server's clock, which
         stamps both the key's event and the property's change, never by this
-        handler's timing (recorder.xfocus)."""
+        handler's timing (recorder.xfocus). The manager sets the property
+        once it has handled the focus's move, a moment after it: a key within
+        ``WM_LAG_MS`` before the next change may have gone to the window that
+        change names, so the focus is asked, as without a manager's record."""
         active = self._active
         if pressed_at is not None and active is not None:
-            then, latest = active.at(pressed_at)
-            if then is not None and then.wid is not None and latest is not None and then.wid != latest.wid:
+            then, after, latest = active.at(pressed_at)
+            if then is not None and then.wid is not None and after is not None and latest is not None \
+                    and then.wid != latest.wid and not not_after(after.since, pressed_at + WM_LAG_MS):
                 try:
                     return self._windows.by_id(then.wid)
                 except Exception:  # gone (a dialog closed on a later key)
@@ -556,8 +562,8 @@ class DesktopCapture:
         if widget is not None and "editable" in widget.states:
             self._typing, self._typing_class, self._typing_seen = widget, win.klass, None
 
-    def _mark_secret(self) -> None:
-        win = self._outside_browser(self._windows.focused)
+    def _mark_secret(self, pressed_at: int | None = None) -> None:
+        win = self._outside_browser(lambda: self._focused_at(pressed_at))
         widget = self._widget(lambda d: d.focused(win.pid, win.title)) if win is not None else None
         if widget is not None:
             self._secret.add(self._identity(widget))

@@ -65,7 +65,10 @@ def _stamped(base: type) -> type:
         def _handle_message(self, display: Any, event: Any, injected: bool) -> None:
             stamp = getattr(event, "time", None)
             self.event_time = int(stamp) if isinstance(stamp, int) else None
-            super()._handle_message(display, event, injected)
+            try:
+                super()._handle_message(display, event, injected)
+            finally:
+                self.event_time = None  # an event handed over some other way has no time of its own
 
     return Timed
 

@@ -41,16 +41,26 @@ class Active(NamedTuple):
     window: Any  # recorder.desktop.Window, or None
 
 
-def active_at(history: list[Active], t: int) -> Active | None:
-    """The change in effect at X time ``t`` (one made in the same millisecond
-    counts as before it); None before the first one known."""
-    found = None
+class Moment(NamedTuple):
+    """Around an X time: the change in effect then (None before the first
+    known), the first one after it (None: none yet), and the one in effect now."""
+
+    then: Active | None
+    next: Active | None
+    latest: Active | None
+
+
+def active_at(history: list[Active], t: int) -> Moment:
+    """Where X time ``t`` falls in ``history`` (a change made in the same
+    millisecond counts as before it)."""
+    found, after = None, None
     for change in history:
         if not_after(change.since, t):
             found = change
         else:
+            after = change
             break
-    return found
+    return Moment(found, after, history[-1] if history else None)
 
 
 def settle(pending: list[int], value: int | None, describe: Callable[[int], Any]) -> list[Active]:
@@ -78,11 +88,18 @@ class ActiveWindows:
         self._atom = self._d.intern_atom("_NET_ACTIVE_WINDOW")
         self._root.change_attributes(event_mask=X.PropertyChangeMask)
         self._d.sync()
-        self._history: list[Active] = []
         self._lock = threading.Lock()
         self._stopped = threading.Event()
+        self._closed = False
         start = now()  # the window active now has been so since at least this time
-        self._history = settle([start], self._read(), describe)
+        value = self._read()
+        # a change queued by now was made before the read: the value may be its, not the start's
+        since = [t for t in self._changes() if not not_after(t, start)]
+        self._history: list[Active] = [Active(start, None, None)]
+        if since:
+            self._settle(since)
+        else:
+            self._history = settle([start], value, describe)
 
     def _read(self) -> int | None:
         from Xlib import Xatom
@@ -109,7 +126,9 @@ class ActiveWindows:
         change the server made before now, after a round-trip)."""
         if sync:
             self._d.sync()
-        pending = self._changes()
+        self._settle(self._changes())
+
+    def _settle(self, pending: list[int]) -> None:
         while pending:
             value = self._read()
             later = self._changes()  # made before the read: the value may be theirs
@@ -128,17 +147,24 @@ class ActiveWindows:
 
     def _run(self) -> None:
         """Reads the changes as they come, so that the server need not keep them for us."""
-        with contextlib.suppress(Exception):  # the X server went away: the history ends
+        try:
             while not self._stopped.is_set():
                 select.select([self._d.fileno()], [], [], 0.5)
                 with self._lock:
                     self._catch_up(sync=False)
+        except Exception:  # the X server went away: the history ends
+            return
+        finally:
+            with self._lock, contextlib.suppress(Exception):
+                self._closed = True
+                self._d.close()
 
-    def at(self, t: int) -> tuple[Active | None, Active | None]:
-        """The change in effect at X time ``t``, and the one in effect now —
-        every change the server made before this call included, however far
-        behind the thread reading them is."""
+    def at(self, t: int) -> Moment:
+        """Where X time ``t`` falls among the changes — every change the
+        server made before this call included, however far behind the
+        thread reading them is."""
         with self._lock:
-            with contextlib.suppress(Exception):  # the X server went away: what is known
-                self._catch_up(sync=True)
-            return active_at(self._history, t), (self._history[-1] if self._history else None)
+            if not self._closed:
+                with contextlib.suppress(Exception):  # the X server went away: what is known
+                    self._catch_up(sync=True)
+            return active_at(self._history, t)

@@ -39,7 +39,14 @@ def xdo(display: str, *args: str) -> str:
     return out.stdout
 
 
-Teach = TeachProcess
+class Teach(TeachProcess):
+    """``teachd teach`` with a DevTools port the suite claimed (tests/ports.py), not one of its own pick."""
+
+    def __init__(self, env: dict[str, str], name: str, url: str, *flags: str, cdp_port: int | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(env, name, url, *flags, cdp_port=cdp_port or free_port(), **kwargs)
+
+
 T = TypeVar("T")
 
 

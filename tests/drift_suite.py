@@ -19,6 +19,7 @@ from teachd.demo.sampleapp.posts import PostsVariant
 from teachd.demo.sampleapp.script import TASK, Person, demonstrate
 from teachd.demo.sampleapp.server import SampleApp, State
 from teachd.teach.process import TeachProcess
+from tests.desktop import Teach
 from tests.ports import free_port
 
 SLUG = "taught-file-a-report-and-add-approvers"  # what teaching TASK saves
@@ -125,7 +126,7 @@ def teach_task(home: Path, password: str, env: dict[str, str] | None = None) -> 
     played over DevTools) and save the skill in ``home``."""
     port = free_port()
     with SampleApp(password=password, port=port) as app:
-        teach = TeachProcess(env or teachd_env(home), TASK, app.url + "/login", "--headless",
+        teach = Teach(env or teachd_env(home), TASK, app.url + "/login", "--headless",
                              "--no-os-input")
         demonstrate(teach, password)
         code, out, err = teach.finish()
@@ -204,7 +205,7 @@ def teach_posts_task(home: Path, password: str, env: dict[str, str] | None = Non
     the recording's folder (the peers in bench/peers.py replay it too)."""
     port = free_port()
     with SampleApp(password=password, port=port) as app:
-        teach = TeachProcess(env or teachd_env(home), POSTS_TASK, app.url + POSTS_START, "--headless",
+        teach = Teach(env or teachd_env(home), POSTS_TASK, app.url + POSTS_START, "--headless",
                              "--no-os-input")
         demonstrate_posts(teach, password)
         code, out, err = teach.finish()

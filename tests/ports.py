@@ -4,40 +4,38 @@ The product's ``free_port`` (teachd/teach/process.py) takes a port from
 outside the kernel's ephemeral range, where the kernel never hands one out
 by itself (a sample app's port, let go between tests, was taken by some
 connection meanwhile: "Address already in use", stop 60's CI). The suite
-also holds a lock file for each port it took (``flock``, released when the
-process ends, however it ends), so that another xdist worker, or another run
-of the suite on the same machine, never takes the same one.
+also claims each port it took for the life of its process — a socket bound
+to an abstract Unix name for it, which the kernel lets go when the process
+ends, however it ends, and which no file or symlink can stand in for — so
+that another xdist worker, or another run of the suite on the machine,
+never takes the same one. A teach process the suite starts is given a
+DevTools port from here (``Teach`` in tests/desktop.py), not its own pick.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import os
-import tempfile
-from pathlib import Path
-from typing import IO
+import socket
 
 from teachd.teach import process
 
-LOCKS = Path(tempfile.gettempdir()) / "teachd-test-ports"
-_held: list[IO[bytes]] = []  # the lock files of the ports this process took, open for its life
+_held: list[socket.socket] = []  # the claims of the ports this process took, open for its life
+
+
+def claim_name(port: int) -> str:
+    return f"\0teachd-test-port-{port}"
 
 
 def _take(port: int) -> bool:
-    LOCKS.mkdir(exist_ok=True)
-    with contextlib.suppress(PermissionError):
-        os.chmod(LOCKS, 0o1777)  # shared by whoever runs the suite here
-    handle = open(LOCKS / f"{port}.lock", "ab")  # noqa: SIM115 - held open for the process's life
+    claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        handle.close()
+        claim.bind(claim_name(port))
+    except OSError:  # another process of the suite has it
+        claim.close()
         return False
     if not process.bindable(port):
-        handle.close()
+        claim.close()
         return False
-    _held.append(handle)
+    _held.append(claim)
     return True
 
 

@@ -253,7 +253,7 @@ def taught_on(base: Path, task: str, start: str, show: Callable[[Any], None],
     recording browser's DevTools port; then (teachd's environment, the app)
     while the app runs. ``base``: a folder of the test's own."""
     from teachd.demo.sampleapp.judge import teachd_env
-    from teachd.teach.process import TeachProcess
+    from tests.desktop import Teach
     from tests.programs import need
 
     need("chromium")
@@ -261,7 +261,7 @@ def taught_on(base: Path, task: str, start: str, show: Callable[[Any], None],
     (base / "user").mkdir(exist_ok=True)
     env = teachd_env(base / "home", base / "user")
     with SpaApp(built=built) as app:
-        teach = TeachProcess(env, task, app.url + start, "--headless", "--no-os-input")
+        teach = Teach(env, task, app.url + start, "--headless", "--no-os-input")
         try:
             show(teach)
         except BaseException:  # a demonstration that failed leaves no recorder (or its Chromium) behind

@@ -268,14 +268,13 @@ def test_a_disk_that_fills_during_a_recording_stops_it_in_one_line_and_keeps_it_
     from playwright.sync_api import sync_playwright
 
     from teachd.demo.sampleapp.judge import teachd_env
-    from teachd.teach.process import TeachProcess
-    from tests.desktop import free_port
+    from tests.desktop import Teach, free_port
 
     port = free_port()
     with small_disk(tmp_path / "disk", 96 * 1024) as disk, SampleApp(password=PASSWORD, port=port) as app:
         home = disk / "home"
         home.mkdir(mode=0o700)
-        teach = TeachProcess({**teachd_env(home, tmp_path), "TEACHD_DEBUG": "1"}, "File a report", app.url + "/login", "--headless",
+        teach = Teach({**teachd_env(home, tmp_path), "TEACHD_DEBUG": "1"}, "File a report", app.url + "/login", "--headless",
                              "--no-os-input")
         with sync_playwright() as pw:
             page = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{teach.cdp_port}").contexts[0].pages[0]

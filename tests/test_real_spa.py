@@ -107,7 +107,7 @@ def demonstrate(teach: Any) -> None:
 def taught(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], Path, int]]:
     """(teachd's environment, a folder for the apps, the app's port) — the task taught once on 0.13.0."""
     from teachd.demo.sampleapp.judge import teachd_env
-    from teachd.teach.process import TeachProcess
+    from tests.desktop import Teach
     from tests.programs import need
 
     need("chromium")
@@ -116,7 +116,7 @@ def taught(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str,
     (base / "user").mkdir()
     env = teachd_env(base / "home", base / "user")
     with Dashboard("optuna-dashboard-old", base / "taught") as app:
-        teach = TeachProcess(env, TASK, app.url + "/dashboard", "--headless", "--no-os-input")
+        teach = Teach(env, TASK, app.url + "/dashboard", "--headless", "--no-os-input")
         try:
             demonstrate(teach)
         except BaseException:

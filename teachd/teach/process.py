@@ -16,6 +16,9 @@ from typing import Any
 from teachd.core.errors import Failed
 
 LOWEST_PORT = 10_000  # below: well-known services' ports (PostgreSQL's 5432, X's 6000 + n, ...)
+# the Fetch standard's "bad ports" from LOWEST_PORT up: a browser refuses to load a page there
+# (ERR_UNSAFE_PORT), and the sample app's pages are loaded by one
+BAD_PORTS = frozenset({10080})
 
 
 def ephemeral_range(read: str | None = None) -> tuple[int, int]:
@@ -45,6 +48,9 @@ def bindable(port: int) -> bool:
     return True
 
 
+MIN_PORTS = 1_000  # fewer outside the ephemeral range (a machine that gave it all): the kernel's choice
+
+
 def free_port(take: Callable[[int], bool] = bindable) -> int:
     """A loopback port outside the kernel's ephemeral range, free now.
 
@@ -53,16 +59,25 @@ def free_port(take: Callable[[int], bool] = bindable) -> int:
     ``bind(0)``. The sample app a demo was taught on is started again on the
     same port (the skill's scope names it), so between two starts any
     connection on the machine could take it ("Address already in use"). A
-    port outside that range is never handed out by the kernel itself.
-    ``take``: whether a port may be had (the suite also locks it for its
-    process, tests/ports.py)."""
+    port outside that range is never handed out by the kernel itself; where
+    the range leaves fewer than ``MIN_PORTS``, the kernel's choice is taken
+    as before. ``take``: whether a port may be had (the suite also claims it
+    for its process, tests/ports.py)."""
     import random
 
     ports = port_candidates(*ephemeral_range())
+    if len(ports) < MIN_PORTS:
+        for _ in range(100):
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = int(s.getsockname()[1])
+            if port not in BAD_PORTS and take(port):
+                return port
+        raise Failed("no free loopback port")
     start = random.SystemRandom().randrange(len(ports))
     for i in range(len(ports)):
         port = ports[(start + i) % len(ports)]
-        if take(port):
+        if port not in BAD_PORTS and take(port):
             return port
     raise Failed(f"no free loopback port in {ports.start}-{ports.stop - 1}")
 
