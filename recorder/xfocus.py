@@ -97,7 +97,7 @@ class ActiveWindows:
         since = [t for t in self._changes() if not not_after(t, start)]
         self._history: list[Active] = [Active(start, None, None)]
         if since:
-            self._settle(since)
+            self._record(since)
         else:
             self._history = settle([start], value, describe)
 
@@ -126,9 +126,11 @@ class ActiveWindows:
         change the server made before now, after a round-trip)."""
         if sync:
             self._d.sync()
-        self._settle(self._changes())
+        self._record(self._changes())
 
-    def _settle(self, pending: list[int]) -> None:
+    def _record(self, pending: list[int]) -> None:
+        """Changes seen at ``pending`` times into the history: each value read
+        goes to the last change made before the read, the others stay unknown."""
         while pending:
             value = self._read()
             later = self._changes()  # made before the read: the value may be theirs
