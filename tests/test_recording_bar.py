@@ -196,15 +196,21 @@ def test_a_crop_next_to_the_bar_has_the_bar_blacked_out(env, display, pw, home):
         bar = BarProbe(page)
         field = page.locator("#email").bounding_box()
         # drag the bar by its title to just below the e-mail field, inside its crop
-        grip, before = bar.point_of("title"), bar.box_of("bar")
-        xdo(display, "mousemove", "--sync", *map(str, grip), "mousedown", "1")
-        target = bar.to_screen(field["x"] + 40, field["y"] + field["height"] + 22)
-        xdo(display, "mousemove", "--sync", *map(str, target), "mouseup", "1")
-        # xdotool's --sync waits for the pointer, not for the page to handle the
-        # drag: on a busy machine the bar is read where it was until it has moved
-        deadline = time.monotonic() + 15
-        while (panel := bar.box_of("bar")) == before and time.monotonic() < deadline:
-            page.wait_for_timeout(50)
+        before = panel = bar.box_of("bar")
+        for _drag in range(3):
+            # a drag that did not take is made again, as a person would (seen once in CI: the
+            # bar never moved — the window's place on the screen read while still settling)
+            grip = bar.point_of("title")
+            xdo(display, "mousemove", "--sync", *map(str, grip), "mousedown", "1")
+            target = bar.to_screen(field["x"] + 40, field["y"] + field["height"] + 22)
+            xdo(display, "mousemove", "--sync", *map(str, target), "mouseup", "1")
+            # xdotool's --sync waits for the pointer, not for the page to handle the
+            # drag: on a busy machine the bar is read where it was until it has moved
+            deadline = time.monotonic() + 8
+            while (panel := bar.box_of("bar")) == before and time.monotonic() < deadline:
+                page.wait_for_timeout(50)
+            if panel != before:
+                break
         click(display, screen_point(page, "#email"))
         teach.wait_for(lambda evs: any(e["type"] == "click" and e.get("frame") for e in evs))
         for p in browser.contexts[0].pages:
