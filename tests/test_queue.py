@@ -454,7 +454,10 @@ def test_a_run_of_a_skill_marked_safe_to_repeat_is_run_again_once_by_itself_afte
                           done["message"])
         assert found, done["message"]
         again = found.group(1)
-        waiting = api.get(f"/api/runs/{again}").json()
+        # the sweep ends the run (its message naming the repeat) and then queues the repeat: its
+        # record follows a moment later (seen in a fresh-clone CI: asked in between, not there yet)
+        waiting = wait_for(lambda: (r := api.get(f"/api/runs/{again}")).status_code == 200 and r.json(), 30,
+                           f"the repeat {again} queued")
         assert waiting["queued"] and waiting["retry_of"] == run_id and waiting["params"] == {"amount": "9.00"}
         team.worker("after", "--slots", "1")
         redone = run_until(api, again, lambda r: r["status"] != "running", 180)
