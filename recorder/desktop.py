@@ -532,17 +532,24 @@ class DesktopCapture:
         once it has handled the focus's move, a moment after it: a key within
         ``WM_LAG_MS`` before the next change may have gone to the window that
         change names, so the focus is asked, as without a manager's record."""
+        return self._focus_then(pressed_at)[0]
+
+    def _focus_then(self, pressed_at: int | None) -> tuple[Window, str | None]:
+        """``_focused_at``, and the window's title when the manager made it
+        active (None where the focus was asked): a late handler reads a title
+        the key's own effect may have changed since ("*Untitled 1" once typed in)."""
         active = self._active
         if pressed_at is not None and active is not None:
             then, after, latest = active.at(pressed_at)
             if then is not None and then.wid is not None and after is not None and latest is not None \
                     and then.wid != latest.wid and not not_after(after.since, pressed_at + WM_LAG_MS):
+                was = then.window.title if then.window is not None else None
                 try:
-                    return self._windows.by_id(then.wid)
+                    return self._windows.by_id(then.wid), was
                 except Exception:  # gone (a dialog closed on a later key)
                     if then.window is not None:
-                        return then.window
-        return self._windows.focused()
+                        return then.window, was
+        return self._windows.focused(), None
 
     def _typed(self, pressed_at: int | None = None) -> None:
         """A plain key: kept only as the focused widget's final text (``flush``).
@@ -551,13 +558,20 @@ class DesktopCapture:
         one: the person clicked it, then typed."""
         if self._typing is not None:
             return
-        win = self._outside_browser(lambda: self._focused_at(pressed_at))
+        titled: list[str] = []  # the window's title when it was made active, where the manager's record told
+
+        def lookup() -> Window:
+            found, was = self._focus_then(pressed_at)
+            titled.extend([mask_text(was)[0]] if was else [])
+            return found
+
+        win = self._outside_browser(lookup)
         if win is None:
             return
         widget = self._widget(lambda d: d.focused(win.pid, win.title))
         clicked = self._clicked
         if (widget is None or "editable" not in widget.states) and clicked is not None \
-                and clicked.pid == win.pid and mask_text(clicked.window)[0] == win.title:
+                and clicked.pid == win.pid and mask_text(clicked.window)[0] in {win.title, *titled}:
             widget = clicked
         if widget is not None and "editable" in widget.states:
             self._typing, self._typing_class, self._typing_seen = widget, win.klass, None
